@@ -1,0 +1,278 @@
+//! Lean, forgiving shapes of the GitHub API JSON that adapters read. Only the fields we use,
+//! every one optional or defaulted, and each list element parsed on its own so that one odd
+//! object is reported instead of losing the page. Adapters see these, never octocrab's models.
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// A GitHub account as embedded in comments, reviews and alerts.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct User {
+    pub login: String,
+    pub id: u64,
+    /// `"Bot"`, `"User"` or `"Organization"`.
+    #[serde(rename = "type")]
+    pub kind: String,
+}
+
+impl User {
+    pub fn is_bot(&self) -> bool {
+        self.kind == "Bot"
+    }
+}
+
+/// `GET /repos/{o}/{r}/pulls/{n}/comments` element (an inline review comment).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ReviewComment {
+    pub id: u64,
+    pub pull_request_review_id: Option<u64>,
+    pub in_reply_to_id: Option<u64>,
+    pub user: Option<User>,
+    pub body: String,
+    /// Missing in malformed payloads: such a comment is skipped and reported.
+    pub path: Option<String>,
+    pub line: Option<u32>,
+    pub start_line: Option<u32>,
+    pub original_line: Option<u32>,
+    pub original_start_line: Option<u32>,
+    pub side: Option<String>,
+    pub start_side: Option<String>,
+    pub commit_id: Option<String>,
+    pub original_commit_id: Option<String>,
+    /// `"line"` or `"file"`.
+    pub subject_type: Option<String>,
+    pub html_url: Option<String>,
+    pub created_at: Option<String>,
+    pub updated_at: Option<String>,
+}
+
+/// `GET /repos/{o}/{r}/pulls/{n}/reviews` element.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Review {
+    pub id: u64,
+    pub user: Option<User>,
+    pub body: Option<String>,
+    /// `COMMENTED`, `APPROVED`, `CHANGES_REQUESTED`, `DISMISSED`, `PENDING`.
+    pub state: Option<String>,
+    pub commit_id: Option<String>,
+    pub submitted_at: Option<String>,
+    pub html_url: Option<String>,
+}
+
+/// `GET /repos/{o}/{r}/issues/{n}/comments` element.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct IssueComment {
+    pub id: u64,
+    pub user: Option<User>,
+    pub body: Option<String>,
+    pub html_url: Option<String>,
+    pub created_at: Option<String>,
+    pub updated_at: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct AlertRule {
+    pub id: Option<String>,
+    pub name: Option<String>,
+    /// `note`, `warning`, `error`.
+    pub severity: Option<String>,
+    /// `low`, `medium`, `high`, `critical` (security queries only).
+    pub security_severity_level: Option<String>,
+    pub description: Option<String>,
+    pub full_description: Option<String>,
+    pub tags: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct AlertTool {
+    pub name: Option<String>,
+    pub version: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct AlertLocation {
+    pub path: Option<String>,
+    pub start_line: Option<u32>,
+    pub end_line: Option<u32>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct AlertMessage {
+    pub text: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct AlertInstance {
+    #[serde(rename = "ref")]
+    pub git_ref: Option<String>,
+    pub state: Option<String>,
+    pub commit_sha: Option<String>,
+    pub message: AlertMessage,
+    pub location: AlertLocation,
+}
+
+/// `GET /repos/{o}/{r}/code-scanning/alerts?ref=refs/pull/{n}/merge` element.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct CodeScanningAlert {
+    pub number: u64,
+    /// `open`, `fixed`, `dismissed`.
+    pub state: Option<String>,
+    pub html_url: Option<String>,
+    pub rule: AlertRule,
+    pub tool: AlertTool,
+    pub most_recent_instance: AlertInstance,
+    pub dismissed_reason: Option<String>,
+    pub fixed_at: Option<String>,
+}
+
+/// A comment reference inside a GraphQL review thread.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct ThreadComment {
+    /// The REST id of the comment.
+    pub database_id: Option<u64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ThreadComments {
+    pub nodes: Vec<ThreadComment>,
+}
+
+/// GraphQL `pullRequest.reviewThreads.nodes` element: the only place "resolved" exists.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct ReviewThread {
+    pub id: String,
+    pub is_resolved: bool,
+    pub is_outdated: bool,
+    pub path: Option<String>,
+    pub comments: ThreadComments,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RepoRef {
+    pub full_name: Option<String>,
+    pub owner: Option<User>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Branch {
+    pub sha: String,
+    #[serde(rename = "ref")]
+    pub git_ref: Option<String>,
+    pub repo: Option<RepoRef>,
+}
+
+/// `GET /repos/{o}/{r}/pulls/{n}`.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct PullRequest {
+    pub number: u64,
+    pub title: Option<String>,
+    pub html_url: Option<String>,
+    pub user: Option<User>,
+    pub head: Branch,
+    pub base: Branch,
+}
+
+/// Code scanning for the PR: its alerts, or why there are none to read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "state", content = "value")]
+pub enum CodeScanning {
+    Alerts(Vec<CodeScanningAlert>),
+    /// 403 / 404 / not fetched: the source is absent, not an error.
+    Unavailable(String),
+}
+
+impl Default for CodeScanning {
+    fn default() -> Self {
+        CodeScanning::Unavailable("not fetched".to_owned())
+    }
+}
+
+/// An API object that could not be read, kept so it can be reported.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Unreadable {
+    /// Which list it came from (`review_comments`, `reviews`, ...).
+    pub surface: String,
+    /// Its `id` when one could be read.
+    pub id: Option<u64>,
+    /// Its author's login when one could be read (to blame the right source).
+    pub login: Option<String>,
+    pub reason: String,
+}
+
+/// Everything the adapters read about one PR: what the endpoints return, de-paginated.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct PrSnapshot {
+    /// `owner/name`.
+    pub repository: String,
+    pub pull: PullRequest,
+    pub review_comments: Vec<ReviewComment>,
+    pub reviews: Vec<Review>,
+    pub issue_comments: Vec<IssueComment>,
+    pub code_scanning: CodeScanning,
+    /// `None` when thread state was not fetched (resolved/outdated then unknown).
+    pub review_threads: Option<Vec<ReviewThread>>,
+    /// Objects that did not fit their shape, skipped and reported.
+    pub unreadable: Vec<Unreadable>,
+}
+
+impl PrSnapshot {
+    pub fn head_sha(&self) -> &str {
+        &self.pull.head.sha
+    }
+}
+
+/// Parse a JSON array element by element: the good ones, and a note for each bad one.
+pub fn parse_list<T: DeserializeOwned>(
+    surface: &str,
+    items: Vec<Value>,
+) -> (Vec<T>, Vec<Unreadable>) {
+    let mut good = Vec::with_capacity(items.len());
+    let mut bad = Vec::new();
+    for item in items {
+        let id = item
+            .get("id")
+            .or_else(|| item.get("number"))
+            .and_then(Value::as_u64);
+        let login = item
+            .pointer("/user/login")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        match serde_json::from_value::<T>(item) {
+            Ok(value) => good.push(value),
+            Err(err) => bad.push(Unreadable {
+                surface: surface.to_owned(),
+                id,
+                login,
+                reason: err.to_string(),
+            }),
+        }
+    }
+    (good, bad)
+}
+
+/// Read the GraphQL thread list from either the whole response (`data.repository...`) or a
+/// bare `nodes` array, as saved by `run --save`.
+pub fn threads_from_json(value: &Value) -> Option<Vec<ReviewThread>> {
+    let nodes = value
+        .pointer("/data/repository/pullRequest/reviewThreads/nodes")
+        .or_else(|| value.pointer("/nodes"))
+        .unwrap_or(value);
+    serde_json::from_value(nodes.clone()).ok()
+}

@@ -1,0 +1,15 @@
+//! review-consensus: read every review bot's comments on a pull request, merge duplicates
+//! across bots, score how many agree, and gate the PR on the confirmed findings.
+//!
+//! The pipeline, and the module for each stage:
+//! `config` -> `github` (fetch) -> `adapters` -> `consensus` -> `synthesis` -> `gate` ->
+//! `render` -> `publish`. `pipeline::analyze` runs the pure middle.
+
+pub mod adapters;
+pub mod api;
+pub mod consensus;
+pub mod gate;
+pub mod model;
+pub mod pipeline;
+pub mod render;
+pub mod synthesis;

@@ -1,0 +1,471 @@
+//! The vocabulary shared by every stage: what adapters produce, what the engine returns and
+//! what the renderers and the gate read. Pure data; serde names are part of the JSON contract.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// How bad a finding is, lowest first so that `Ord` ranks them.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Info,
+    Low,
+    #[default]
+    Medium,
+    High,
+    Critical,
+}
+
+impl Severity {
+    pub const ALL: [Severity; 5] = [
+        Severity::Info,
+        Severity::Low,
+        Severity::Medium,
+        Severity::High,
+        Severity::Critical,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Info => "info",
+            Severity::Low => "low",
+            Severity::Medium => "medium",
+            Severity::High => "high",
+            Severity::Critical => "critical",
+        }
+    }
+
+    /// Position on the scale (info = 0 .. critical = 4), for "steps apart" comparisons.
+    pub fn rank(self) -> u8 {
+        self as u8
+    }
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The one category set every adapter maps onto. The engine itself compares categories as
+/// strings (the seed's `category: str`), so normalised-findings JSON may carry others.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Category {
+    Security,
+    Bug,
+    Performance,
+    Maintainability,
+    Style,
+    Docs,
+    Test,
+    Other,
+}
+
+impl Category {
+    pub const ALL: [Category; 8] = [
+        Category::Security,
+        Category::Bug,
+        Category::Performance,
+        Category::Maintainability,
+        Category::Style,
+        Category::Docs,
+        Category::Test,
+        Category::Other,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Category::Security => "security",
+            Category::Bug => "bug",
+            Category::Performance => "performance",
+            Category::Maintainability => "maintainability",
+            Category::Style => "style",
+            Category::Docs => "docs",
+            Category::Test => "test",
+            Category::Other => "other",
+        }
+    }
+}
+
+impl fmt::Display for Category {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// How an adapter decided a finding's category (taxonomy order, strongest first).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CategorySource {
+    /// An explicit category label of the bot's own.
+    Native,
+    /// A documentation or test path.
+    PathRule,
+    /// Keywords in the title and first paragraph.
+    Keyword,
+    /// A weak type label of the bot's (e.g. "Potential issue" -> bug).
+    TypeLabel,
+    /// Nothing matched: `other`.
+    Fallback,
+}
+
+/// Where in the code a finding points. Empty `file` means a PR-wide (global) finding.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Evidence {
+    pub file: String,
+    pub line: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub end_line: Option<u32>,
+    pub snippet: String,
+    pub symbol: String,
+}
+
+/// Where a finding came from on GitHub, for links and audit. All optional: SARIF and
+/// normalised-findings input have none of it.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Provenance {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub comment_id: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub review_id: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub commit: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub original_line: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub category_source: Option<CategorySource>,
+}
+
+impl Provenance {
+    fn is_empty(&self) -> bool {
+        self == &Provenance::default()
+    }
+}
+
+/// A reply in the finding's review thread that disputes it ("false positive", "won't fix").
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Dispute {
+    /// Login of the person or bot who disputed.
+    pub by: String,
+    /// The phrase that was recognised, for the comment and the report.
+    pub reason: String,
+}
+
+fn default_confidence() -> f64 {
+    1.0
+}
+
+fn is_false(b: &bool) -> bool {
+    !b
+}
+
+/// One finding of one bot, normalised by its adapter (the seed's `NormalizedFinding`, plus
+/// optional fields the synthesis stage reads).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NormalizedFinding {
+    pub bot: String,
+    #[serde(default)]
+    pub finding_id: String,
+    #[serde(default)]
+    pub severity: Severity,
+    pub category: String,
+    pub title: String,
+    #[serde(default)]
+    pub evidence: Evidence,
+    /// Bot self-reported, nominally in [0, 1]; the engine clamps.
+    #[serde(default = "default_confidence")]
+    pub confidence: f64,
+    /// The explanation after the title (plain text, code blocks removed, shortened).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub detail: String,
+    /// The bot marked it as a nitpick (CodeRabbit's Nitpick section, Copilot `[nitpick]`...).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub nitpick: bool,
+    /// Replies in its thread that dispute it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub disputes: Vec<Dispute>,
+    #[serde(default, skip_serializing_if = "Provenance::is_empty")]
+    pub provenance: Provenance,
+}
+
+impl NormalizedFinding {
+    /// A finding with the seed's defaults; adapters and tests fill in the rest.
+    pub fn new(
+        bot: impl Into<String>,
+        finding_id: impl Into<String>,
+        severity: Severity,
+        category: impl Into<String>,
+        title: impl Into<String>,
+    ) -> Self {
+        NormalizedFinding {
+            bot: bot.into(),
+            finding_id: finding_id.into(),
+            severity,
+            category: category.into(),
+            title: title.into(),
+            evidence: Evidence::default(),
+            confidence: 1.0,
+            detail: String::new(),
+            nitpick: false,
+            disputes: Vec::new(),
+            provenance: Provenance::default(),
+        }
+    }
+
+    pub fn at(mut self, file: impl Into<String>, line: Option<u32>) -> Self {
+        self.evidence.file = file.into();
+        self.evidence.line = line;
+        self
+    }
+}
+
+/// The seed's consensus buckets, lowest first so that `Ord` compares them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ConsensusLevel {
+    Unverified,
+    NeedsVerification,
+    Confirmed,
+}
+
+impl ConsensusLevel {
+    /// Highest first: the order the comment shows them in.
+    pub const DESCENDING: [ConsensusLevel; 3] = [
+        ConsensusLevel::Confirmed,
+        ConsensusLevel::NeedsVerification,
+        ConsensusLevel::Unverified,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ConsensusLevel::Unverified => "unverified",
+            ConsensusLevel::NeedsVerification => "needs-verification",
+            ConsensusLevel::Confirmed => "confirmed",
+        }
+    }
+}
+
+impl fmt::Display for ConsensusLevel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One merged issue: a cluster of findings that the dedup rules call the same.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ConsensusFinding {
+    pub file: String,
+    pub line: Option<u32>,
+    pub category: String,
+    pub title: String,
+    pub severity: Severity,
+    pub detected_by: Vec<String>,
+    pub bots_ran: usize,
+    pub agreement_ratio: f64,
+    pub max_confidence: f64,
+    pub consensus_score: f64,
+    pub level: ConsensusLevel,
+    pub members: Vec<NormalizedFinding>,
+}
+
+/// The synthesis stage's confidence in a merged finding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MergedConfidence {
+    Low,
+    Medium,
+    High,
+}
+
+/// Why a finding is kept in the data but not surfaced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SuppressionReason {
+    /// Style-only, and style is configured as covered by linters.
+    StyleCoveredByLinters,
+    /// `rank_score` below the evidence threshold.
+    BelowEvidenceThreshold,
+    /// No file, no snippet and no explanation.
+    NoEvidence,
+}
+
+impl SuppressionReason {
+    pub fn description(self) -> &'static str {
+        match self {
+            SuppressionReason::StyleCoveredByLinters => "style-only, covered by linters",
+            SuppressionReason::BelowEvidenceThreshold => "below the evidence threshold",
+            SuppressionReason::NoEvidence => "no evidence (no file, snippet or explanation)",
+        }
+    }
+}
+
+/// A consensus cluster after synthesis: corroborated, contested, scored, maybe suppressed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SynthesizedFinding {
+    #[serde(flatten)]
+    pub consensus: ConsensusFinding,
+    pub corroborated_by: Vec<String>,
+    pub contested_by: Vec<String>,
+    /// Why each contesting source disagrees, in the order of `contested_by`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub contest_reasons: Vec<String>,
+    pub merged_confidence: MergedConfidence,
+    pub severity_score: u8,
+    pub confidence_score: u8,
+    pub verification_score: u8,
+    /// severity_score * confidence_score * verification_score, 1..=27.
+    pub rank_score: u8,
+    pub suppressed: bool,
+    pub suppression_reason: Option<SuppressionReason>,
+}
+
+impl SynthesizedFinding {
+    pub fn is_contested(&self) -> bool {
+        !self.contested_by.is_empty()
+    }
+}
+
+/// Whether a configured source could be read for this PR.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SourceState {
+    Ok,
+    Missing,
+    Malformed,
+}
+
+/// A bot's coverage of the PR's head commit, which decides whether it counts in `bots_ran`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Coverage {
+    /// Reviewed the head commit.
+    Reviewed,
+    /// Reviewed only older commits: counted, shown as stale.
+    Stale,
+    /// Posted only a rate-limit, budget or skip notice: not counted.
+    Declined,
+    /// Posted nothing: not counted.
+    Absent,
+}
+
+impl Coverage {
+    /// Whether the source counts in the agreement denominator.
+    pub fn ran(self) -> bool {
+        matches!(self, Coverage::Reviewed | Coverage::Stale)
+    }
+}
+
+/// One configured source (a bot, a SARIF file, a findings file) and what came of reading it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SourceStatus {
+    pub bot: String,
+    pub status: SourceState,
+    pub coverage: Coverage,
+    /// Findings extracted (after resolved/outdated filtering).
+    pub findings: usize,
+    /// Comments that could not be read and were skipped.
+    #[serde(default)]
+    pub skipped: usize,
+    /// Human-readable notes: why it is missing, what was malformed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+/// The gate's threshold: the lowest consensus level that fails the check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FailOn {
+    #[default]
+    Confirmed,
+    NeedsVerification,
+    Unverified,
+    Never,
+}
+
+impl FailOn {
+    pub const ACCEPTED: &'static str = "confirmed, needs-verification, unverified, never";
+
+    pub fn parse(text: &str) -> Option<FailOn> {
+        match text.trim() {
+            "confirmed" => Some(FailOn::Confirmed),
+            "needs-verification" => Some(FailOn::NeedsVerification),
+            "unverified" => Some(FailOn::Unverified),
+            "never" => Some(FailOn::Never),
+            _ => None,
+        }
+    }
+
+    /// The lowest level that fails, or `None` for `never`.
+    pub fn threshold(self) -> Option<ConsensusLevel> {
+        match self {
+            FailOn::Confirmed => Some(ConsensusLevel::Confirmed),
+            FailOn::NeedsVerification => Some(ConsensusLevel::NeedsVerification),
+            FailOn::Unverified => Some(ConsensusLevel::Unverified),
+            FailOn::Never => None,
+        }
+    }
+}
+
+/// The gate's verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Gate {
+    Pass,
+    Fail,
+}
+
+impl Gate {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Gate::Pass => "pass",
+            Gate::Fail => "fail",
+        }
+    }
+
+    /// The process exit code the contract gives the verdict.
+    pub fn exit_code(self) -> i32 {
+        match self {
+            Gate::Pass => 0,
+            Gate::Fail => 1,
+        }
+    }
+}
+
+/// Everything one run decided, before it is written anywhere: the input of every renderer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Outcome {
+    /// `owner/name`, empty offline.
+    pub repository: String,
+    pub pull_request: Option<u64>,
+    pub head_sha: Option<String>,
+    pub bots_ran: usize,
+    pub sources: Vec<SourceStatus>,
+    /// Every finding, surfaced ones first in rank order, then the suppressed.
+    pub findings: Vec<SynthesizedFinding>,
+    pub fail_on: FailOn,
+    pub gate: Gate,
+}
+
+impl Outcome {
+    pub fn surfaced(&self) -> impl Iterator<Item = &SynthesizedFinding> {
+        self.findings.iter().filter(|f| !f.suppressed)
+    }
+
+    pub fn suppressed(&self) -> impl Iterator<Item = &SynthesizedFinding> {
+        self.findings.iter().filter(|f| f.suppressed)
+    }
+
+    /// Surfaced findings at exactly this level.
+    pub fn count_at(&self, level: ConsensusLevel) -> usize {
+        self.surfaced()
+            .filter(|f| f.consensus.level == level)
+            .count()
+    }
+}
