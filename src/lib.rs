@@ -7,6 +7,7 @@
 
 pub mod adapters;
 pub mod api;
+pub mod config;
 pub mod consensus;
 pub mod gate;
 pub mod model;

@@ -1,0 +1,83 @@
+//! Configuration in two stages: raw action inputs and GitHub environment (strings, maybe
+//! empty), then one validated `Config`. A bad value is a `ConfigError` naming the input and
+//! what it accepts, which the binary turns into exit code 2.
+
+use std::path::PathBuf;
+
+use secrecy::SecretString;
+
+use crate::adapters::SourceConfig;
+use crate::model::FailOn;
+
+/// A configuration error: always names the input and the values it accepts.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[error("invalid input `{input}`: {message}")]
+pub struct ConfigError {
+    pub input: String,
+    pub message: String,
+}
+
+/// The action's inputs, validated (CONTRACT section 3).
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub token: Option<SecretString>,
+    pub sources: Vec<SourceConfig>,
+    /// `None`: derived from the sources that reviewed the PR.
+    pub bots_ran: Option<usize>,
+    pub fail_on: FailOn,
+    pub line_window: u32,
+    pub title_overlap: f64,
+    /// `None`: from the event payload.
+    pub pr_number: Option<u64>,
+    pub include_outdated: bool,
+    pub include_resolved: bool,
+    /// `None`: no check run, the job's exit code is the check.
+    pub check_name: Option<String>,
+    /// Write the sticky comment (`false`: job summary only).
+    pub comment: bool,
+    pub comment_header: Option<String>,
+    /// SARIF globs, each match an extra source.
+    pub sarif: Vec<String>,
+    pub report_path: PathBuf,
+}
+
+/// What the runner tells us through `GITHUB_*` / `RUNNER_*` (CONTRACT section 2).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GitHubEnv {
+    /// REST base, default `https://api.github.com`.
+    pub api_url: String,
+    /// GraphQL endpoint, default `https://api.github.com/graphql`.
+    pub graphql_url: String,
+    /// Web base for links, default `https://github.com`.
+    pub server_url: String,
+    /// `owner/name`.
+    pub repository: Option<String>,
+    pub event_name: Option<String>,
+    pub event_path: Option<PathBuf>,
+    pub sha: Option<String>,
+    pub output_path: Option<PathBuf>,
+    pub step_summary_path: Option<PathBuf>,
+    pub runner_temp: Option<PathBuf>,
+    pub runner_debug: bool,
+    /// `GITHUB_ACTIONS=true`.
+    pub in_actions: bool,
+}
+
+/// The pull request a run is about.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PrTarget {
+    pub owner: String,
+    pub repo: String,
+    pub number: u64,
+    /// From the event when it carries it; otherwise fetched with the PR.
+    pub head_sha: Option<String>,
+    /// Head and base repositories differ (the token is then read-only, except under
+    /// `pull_request_target`).
+    pub from_fork: bool,
+}
+
+impl PrTarget {
+    pub fn full_name(&self) -> String {
+        format!("{}/{}", self.owner, self.repo)
+    }
+}
