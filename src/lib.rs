@@ -3,14 +3,18 @@
 //!
 //! The pipeline, and the module for each stage:
 //! `config` -> `github` (fetch) -> `adapters` -> `consensus` -> `synthesis` -> `gate` ->
-//! `render` -> `publish`. `pipeline::analyze` runs the pure middle.
+//! `render` -> `publish`. `pipeline::analyze` runs the pure middle; `action` the whole run.
 
+pub mod action;
 pub mod adapters;
 pub mod api;
 pub mod config;
 pub mod consensus;
 pub mod gate;
+pub mod github;
+pub mod local;
 pub mod model;
 pub mod pipeline;
+pub mod publish;
 pub mod render;
 pub mod synthesis;

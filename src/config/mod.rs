@@ -81,3 +81,37 @@ impl PrTarget {
         format!("{}/{}", self.owner, self.repo)
     }
 }
+
+impl Config {
+    /// Validate the action inputs. `vars` are environment-style pairs; only the
+    /// `INPUT_*` ones are read (hyphens kept: `INPUT_FAIL-ON`).
+    pub fn from_inputs<I>(vars: I) -> Result<Config, ConfigError>
+    where
+        I: IntoIterator<Item = (String, String)>,
+    {
+        let _ = vars.into_iter();
+        todo!("edge-config")
+    }
+}
+
+impl GitHubEnv {
+    /// Read `GITHUB_*` / `RUNNER_*` from environment-style pairs, with GitHub.com defaults.
+    pub fn from_vars<I>(vars: I) -> GitHubEnv
+    where
+        I: IntoIterator<Item = (String, String)>,
+    {
+        let _ = vars.into_iter();
+        todo!("edge-config")
+    }
+}
+
+/// The PR this run is about: `pr-number` input, else the event payload (CONTRACT section 2).
+/// `Ok(None)`: the event has no PR (a notice and exit 0, not an error).
+pub fn resolve_pr(
+    config: &Config,
+    env: &GitHubEnv,
+    event: Option<&serde_json::Value>,
+) -> Result<Option<PrTarget>, ConfigError> {
+    let _ = (config, env, event);
+    todo!("edge-config")
+}

@@ -1,5 +1,6 @@
 //! Pure renderers: an `Outcome` in, text out. Writing it anywhere is `publish`'s job.
 
+pub mod annotations;
 pub mod escape;
 pub mod markdown;
 pub mod report;

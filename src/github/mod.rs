@@ -1,0 +1,1 @@
+//! Every GitHub API call lives under this module; nothing else imports octocrab.

@@ -1,0 +1,4 @@
+//! The runner-facing edge: files the runner reads and workflow commands on stdout.
+
+pub mod commands;
+pub mod outputs;
