@@ -279,8 +279,14 @@ fn hostile_bot_text_is_inert() {
     );
     assert!(!body.contains("<script"));
     assert!(!body.contains("javascript:"));
-    assert!(body.contains("\\[link\\](https://evil.example)"), "link syntax escaped");
-    assert!(body.contains("(https://github.com/x%29%5D%28https://evil)"), "url cannot end the link");
+    assert!(
+        body.contains("\\[link\\](https://evil.example)"),
+        "link syntax escaped"
+    );
+    assert!(
+        body.contains("(https://github.com/x%29%5D%28https://evil)"),
+        "url cannot end the link"
+    );
     let chars: Vec<char> = body.chars().collect();
     for pair in chars.windows(2) {
         assert!(
