@@ -1,8 +1,9 @@
-//! The integration tests: one binary, one module per area.
+//! The one integration-test binary: a module per area.
 
 #[allow(dead_code)]
 mod support;
 
 mod checks;
+mod engine;
 mod fetch;
 mod sticky;
