@@ -1,0 +1,4 @@
+//! The one integration-test binary: one module per area.
+
+mod config;
+mod outputs;
