@@ -4,6 +4,8 @@
 mod support;
 
 mod checks;
+mod config;
 mod engine;
 mod fetch;
+mod outputs;
 mod sticky;
