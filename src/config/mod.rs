@@ -2,9 +2,15 @@
 //! empty), then one validated `Config`. A bad value is a `ConfigError` naming the input and
 //! what it accepts, which the binary turns into exit code 2.
 
+mod env;
+mod event;
+mod inputs;
+
 use std::path::PathBuf;
 
 use secrecy::SecretString;
+
+pub use inputs::INPUT_NAMES;
 
 use crate::adapters::SourceConfig;
 use crate::model::FailOn;
@@ -89,8 +95,7 @@ impl Config {
     where
         I: IntoIterator<Item = (String, String)>,
     {
-        let _ = vars.into_iter();
-        todo!("edge-config")
+        inputs::from_pairs(vars.into_iter().collect())
     }
 }
 
@@ -100,8 +105,7 @@ impl GitHubEnv {
     where
         I: IntoIterator<Item = (String, String)>,
     {
-        let _ = vars.into_iter();
-        todo!("edge-config")
+        env::from_pairs(vars)
     }
 }
 
@@ -112,6 +116,5 @@ pub fn resolve_pr(
     env: &GitHubEnv,
     event: Option<&serde_json::Value>,
 ) -> Result<Option<PrTarget>, ConfigError> {
-    let _ = (config, env, event);
-    todo!("edge-config")
+    event::resolve(config, env, event)
 }

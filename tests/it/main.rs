@@ -1,5 +1,14 @@
-//! One integration-test binary: one module per area.
+//! The one integration-test binary: a module per area.
 // Tests read fixtures and set up environments: the purity lints are for src/ only.
 #![allow(clippy::disallowed_methods)]
 
+#[allow(dead_code)]
+mod support;
+
 mod action_yml;
+mod checks;
+mod config;
+mod engine;
+mod fetch;
+mod outputs;
+mod sticky;

@@ -1,0 +1,297 @@
+//! Stage one and two of the action inputs: raw optional strings from `INPUT_*` pairs (the
+//! runner sends every declared input, unset ones as empty strings), then one validator per
+//! input, each error naming the input and what it accepts.
+
+use std::fmt;
+use std::path::PathBuf;
+
+use secrecy::SecretString;
+use serde::Deserialize;
+
+use super::{Config, ConfigError};
+use crate::adapters::{self, SourceConfig};
+use crate::model::FailOn;
+
+/// Every input, spelled as in action.yml (the drift test compares this list with it).
+pub const INPUT_NAMES: &[&str] = &[
+    "github-token",
+    "bots",
+    "bots-ran",
+    "fail-on",
+    "line-window",
+    "title-overlap",
+    "pr-number",
+    "include-outdated",
+    "include-resolved",
+    "check-name",
+    "comment",
+    "comment-header",
+    "sarif",
+    "report-path",
+];
+
+const DEFAULT_LINE_WINDOW: u32 = 3;
+const DEFAULT_TITLE_OVERLAP: f64 = 0.5;
+const REPORT_FILE: &str = "review-consensus.json";
+
+/// The inputs as the runner passes them: text, possibly empty. Envy lowercases the keys
+/// after `INPUT_`, so `INPUT_FAIL-ON` lands on `fail-on`.
+#[derive(Default, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub(super) struct RawInputs {
+    github_token: Option<String>,
+    bots: Option<String>,
+    bots_ran: Option<String>,
+    fail_on: Option<String>,
+    line_window: Option<String>,
+    title_overlap: Option<String>,
+    pr_number: Option<String>,
+    include_outdated: Option<String>,
+    include_resolved: Option<String>,
+    check_name: Option<String>,
+    comment: Option<String>,
+    comment_header: Option<String>,
+    sarif: Option<String>,
+    report_path: Option<String>,
+}
+
+// Hand-written so that the token can never reach a log through `{:?}`.
+impl fmt::Debug for RawInputs {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RawInputs")
+            .field(
+                "github_token",
+                &self.github_token.as_ref().map(|_| "[REDACTED]"),
+            )
+            .field("bots", &self.bots)
+            .field("fail_on", &self.fail_on)
+            .finish_non_exhaustive()
+    }
+}
+
+fn error(input: &str, message: impl Into<String>) -> ConfigError {
+    ConfigError {
+        input: input.to_owned(),
+        message: message.into(),
+    }
+}
+
+/// An input's value, trimmed; empty means unset.
+fn set(value: &Option<String>) -> Option<&str> {
+    value.as_deref().map(str::trim).filter(|v| !v.is_empty())
+}
+
+pub(super) fn from_pairs(pairs: Vec<(String, String)>) -> Result<Config, ConfigError> {
+    let fallback_token = lookup(&pairs, "GITHUB_TOKEN");
+    let runner_temp = lookup(&pairs, "RUNNER_TEMP");
+    let raw: RawInputs = envy::prefixed("INPUT_")
+        .from_iter(pairs)
+        .map_err(|e| error("inputs", format!("cannot read the INPUT_* variables: {e}")))?;
+
+    let token = set(&raw.github_token)
+        .map(str::to_owned)
+        .or(fallback_token)
+        .map(SecretString::from);
+    let report_path = match set(&raw.report_path) {
+        Some(path) => PathBuf::from(path),
+        None => runner_temp
+            .map(PathBuf::from)
+            .unwrap_or_else(std::env::temp_dir)
+            .join(REPORT_FILE),
+    };
+    Ok(Config {
+        token,
+        sources: parse_bots(set(&raw.bots))?,
+        bots_ran: set(&raw.bots_ran)
+            .map(|v| parse_positive("bots-ran", v))
+            .transpose()?
+            .map(|n| n as usize),
+        fail_on: set(&raw.fail_on)
+            .map(parse_fail_on)
+            .transpose()?
+            .unwrap_or_default(),
+        line_window: set(&raw.line_window)
+            .map(parse_line_window)
+            .transpose()?
+            .unwrap_or(DEFAULT_LINE_WINDOW),
+        title_overlap: set(&raw.title_overlap)
+            .map(parse_title_overlap)
+            .transpose()?
+            .unwrap_or(DEFAULT_TITLE_OVERLAP),
+        pr_number: set(&raw.pr_number)
+            .map(|v| parse_positive("pr-number", v))
+            .transpose()?,
+        include_outdated: parse_bool("include-outdated", set(&raw.include_outdated), false)?,
+        include_resolved: parse_bool("include-resolved", set(&raw.include_resolved), false)?,
+        check_name: set(&raw.check_name).map(str::to_owned),
+        comment: parse_bool("comment", set(&raw.comment), true)?,
+        comment_header: set(&raw.comment_header)
+            .map(parse_comment_header)
+            .transpose()?,
+        sarif: parse_sarif(set(&raw.sarif))?,
+        report_path,
+    })
+}
+
+/// A plain variable from the same pairs, empty meaning unset.
+fn lookup(pairs: &[(String, String)], name: &str) -> Option<String> {
+    pairs
+        .iter()
+        .rev()
+        .find(|(k, v)| k == name && !v.trim().is_empty())
+        .map(|(_, v)| v.trim().to_owned())
+}
+
+/// Comma- or newline-separated items, trimmed, empty ones dropped.
+fn split_list(text: &str) -> impl Iterator<Item = &str> {
+    text.split([',', '\n', '\r'])
+        .map(str::trim)
+        .filter(|item| !item.is_empty())
+}
+
+/// `bots`: adapter ids, each optionally `id=login` to read another login. Repeated ids
+/// merge; a bare id adds the adapter's default logins.
+pub(super) fn parse_bots(text: Option<&str>) -> Result<Vec<SourceConfig>, ConfigError> {
+    let Some(text) = text else {
+        return Ok(adapters::default_sources());
+    };
+    let known = || {
+        adapters::default_sources()
+            .into_iter()
+            .map(|s| s.adapter)
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut sources: Vec<SourceConfig> = Vec::new();
+    for item in split_list(text) {
+        let (id, login) = match item.split_once('=') {
+            Some((id, login)) => (id.trim(), Some(login.trim())),
+            None => (item, None),
+        };
+        if !adapters::is_known(id) {
+            return Err(error(
+                "bots",
+                format!(
+                    "unknown adapter id `{id}`; known ids: {}; use `id=login` to read another login",
+                    known()
+                ),
+            ));
+        }
+        let logins: Vec<String> = match login {
+            Some("") => {
+                return Err(error(
+                    "bots",
+                    format!("`{item}` has no login after `=`; write `{id}=login`"),
+                ))
+            }
+            Some(login) => vec![login.to_owned()],
+            None => adapters::default_sources()
+                .into_iter()
+                .find(|s| s.adapter == id)
+                .map(|s| s.logins)
+                .unwrap_or_default(),
+        };
+        match sources.iter_mut().find(|s| s.adapter == id) {
+            Some(source) => {
+                for login in logins {
+                    if !source.logins.contains(&login) {
+                        source.logins.push(login);
+                    }
+                }
+            }
+            None => sources.push(SourceConfig {
+                adapter: id.to_owned(),
+                logins,
+            }),
+        }
+    }
+    if sources.is_empty() {
+        return Ok(adapters::default_sources());
+    }
+    Ok(sources)
+}
+
+pub(super) fn parse_fail_on(text: &str) -> Result<FailOn, ConfigError> {
+    FailOn::parse(&text.to_ascii_lowercase()).ok_or_else(|| {
+        error(
+            "fail-on",
+            format!("`{text}` is not a level; accepted: {}", FailOn::ACCEPTED),
+        )
+    })
+}
+
+pub(super) fn parse_positive(input: &str, text: &str) -> Result<u64, ConfigError> {
+    match text.parse::<u64>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(error(
+            input,
+            format!("`{text}` is not a positive integer; accepted: 1, 2, 3, ..."),
+        )),
+    }
+}
+
+pub(super) fn parse_line_window(text: &str) -> Result<u32, ConfigError> {
+    text.parse::<u32>().map_err(|_| {
+        error(
+            "line-window",
+            format!("`{text}` is not a non-negative integer; accepted: 0, 1, 2, ... (default 3)"),
+        )
+    })
+}
+
+pub(super) fn parse_title_overlap(text: &str) -> Result<f64, ConfigError> {
+    match text.parse::<f64>() {
+        Ok(x) if (0.0..=1.0).contains(&x) => Ok(x),
+        _ => Err(error(
+            "title-overlap",
+            format!("`{text}` is not a number from 0 to 1; accepted: e.g. 0, 0.5, 1 (default 0.5)"),
+        )),
+    }
+}
+
+fn parse_bool(input: &str, text: Option<&str>, default: bool) -> Result<bool, ConfigError> {
+    match text.map(str::to_ascii_lowercase).as_deref() {
+        None => Ok(default),
+        Some("true") => Ok(true),
+        Some("false") => Ok(false),
+        Some(_) => Err(error(
+            input,
+            format!(
+                "`{}` is not a boolean; accepted: true, false",
+                text.unwrap_or_default()
+            ),
+        )),
+    }
+}
+
+/// The header goes inside `<!-- review-bot-ack:HEADER -->`: nothing that could end the
+/// comment or start markup, and no line breaks (the marker must stay on the first line).
+fn parse_comment_header(text: &str) -> Result<String, ConfigError> {
+    let bad = ["-->", "--!>", "<", ">", "\n", "\r"];
+    if let Some(found) = bad.iter().find(|b| text.contains(*b)) {
+        return Err(error(
+            "comment-header",
+            format!(
+                "contains `{}`; accepted: one line of text without `<`, `>` or `-->`",
+                found.escape_debug()
+            ),
+        ));
+    }
+    Ok(text.to_owned())
+}
+
+fn parse_sarif(text: Option<&str>) -> Result<Vec<String>, ConfigError> {
+    let Some(text) = text else {
+        return Ok(Vec::new());
+    };
+    split_list(text)
+        .map(|pattern| {
+            glob::Pattern::new(pattern).map(|_| pattern.to_owned()).map_err(|e| {
+                error(
+                    "sarif",
+                    format!("`{pattern}` is not a valid glob ({e}); accepted: comma or newline separated globs such as `reports/*.sarif`"),
+                )
+            })
+        })
+        .collect()
+}
