@@ -138,11 +138,17 @@ if [ "$action_rc" -ne "$expected_rc" ]; then
   show_run
   fail "the action exited $action_rc, the gate says $expected_rc"
 fi
-if ! grep -q "POST" "$work/requests.log" || ! grep -q "/repos/$REPO/issues/$PR/comments" "$work/requests.log" \
-  || ! grep -qF "$MARKER" "$work/requests.log"; then
-  show_run
-  fail "no sticky comment (POST /repos/$REPO/issues/$PR/comments with $MARKER) in the fake's log"
-fi
+grep -q "^POST /repos/$REPO/issues/$PR/comments" "$work/requests.log" \
+  || { show_run; fail "no POST /repos/$REPO/issues/$PR/comments in the fake's request log"; }
+# The fake keeps what was written: the PR's comments now include one starting with the marker.
+python3 - "$base_url/repos/$REPO/issues/$PR/comments?per_page=100" "$MARKER" <<'PY' \
+  || { show_run; fail "the fake holds no sticky comment starting with $MARKER"; }
+import json, sys, urllib.request
+comments = json.load(urllib.request.urlopen(sys.argv[1], timeout=10))
+sticky = [c for c in comments if (c.get("body") or "").startswith(sys.argv[2])]
+print(f"sticky comment {sticky[0]['id']}: {len(sticky[0]['body'])} chars" if len(sticky) == 1 else "")
+sys.exit(0 if len(sticky) == 1 else 1)
+PY
 expected_gate=pass
 [ "$expected_rc" -eq 1 ] && expected_gate=fail
 grep -qx "gate=$expected_gate" "$work/github/file_commands/output" \
