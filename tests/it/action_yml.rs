@@ -292,6 +292,16 @@ fn readme_outputs_table_matches_action_yml() {
     assert!(rows.iter().all(|r| r.len() == 2 && !r[1].is_empty()));
 }
 
+#[test]
+fn config_parser_reads_exactly_the_action_inputs() {
+    let parsed: Vec<&str> = review_consensus::config::INPUT_NAMES.to_vec();
+    assert_eq!(
+        parsed,
+        names(&action_inputs()),
+        "config::INPUT_NAMES vs action.yml inputs"
+    );
+}
+
 /// Every `with:` key given to this action in README and docs/workflows is a declared input,
 /// and every reference uses the published `owner/repo@v1`.
 #[test]
