@@ -435,7 +435,7 @@ mod tests {
     fn sarif_globs_that_match_nothing_are_listed_not_fatal() {
         let dir = tempfile::tempdir().expect("tempdir");
         let pattern = format!("{}/*.sarif", dir.path().display());
-        let sources = sarif_from_globs(&[pattern.clone()]);
+        let sources = sarif_from_globs(std::slice::from_ref(&pattern));
         assert_eq!(sources.len(), 1);
         assert_eq!(sources[0].status.bot, format!("sarif:{pattern}"));
         assert_eq!(
