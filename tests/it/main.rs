@@ -1,5 +1,6 @@
-//! The one integration-test binary: one module per area.
+//! The one integration-test binary: a module per area.
 
 mod cli;
 mod config;
+mod engine;
 mod outputs;
