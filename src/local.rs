@@ -237,48 +237,6 @@ pub fn findings_sources(name: &str, items: Vec<Value>) -> anyhow::Result<Vec<Ext
         .collect())
 }
 
-/// The `sarif` input: every file its globs match, each read through the SARIF adapter. A
-/// file that cannot be read, or a glob that matches nothing, is a malformed source listed
-/// in the comment, not a failed run.
-pub fn sarif_from_globs(patterns: &[String]) -> Vec<ExtraSource> {
-    let mut sources = Vec::new();
-    for pattern in patterns {
-        let paths = match glob::glob(pattern) {
-            Ok(paths) => paths,
-            Err(e) => {
-                sources.push(ExtraSource::malformed(
-                    format!("sarif:{pattern}"),
-                    e.to_string(),
-                ));
-                continue;
-            }
-        };
-        let mut matched = false;
-        for entry in paths {
-            matched = true;
-            let read = entry.map_err(|e| e.to_string()).and_then(|path| {
-                fs::read_to_string(&path)
-                    .map_err(|e| e.to_string())
-                    .and_then(|text| sarif_sources(&text))
-                    .map_err(|e| format!("{}: {e}", path.display()))
-            });
-            match read {
-                Ok(found) => sources.extend(found),
-                Err(reason) => {
-                    sources.push(ExtraSource::malformed(format!("sarif:{pattern}"), reason))
-                }
-            }
-        }
-        if !matched {
-            sources.push(ExtraSource::malformed(
-                format!("sarif:{pattern}"),
-                "no file matches this glob",
-            ));
-        }
-    }
-    sources
-}
-
 /// SARIF logs become sources through the SARIF adapter.
 pub fn sarif_sources(text: &str) -> Result<Vec<ExtraSource>, String> {
     let _ = text;
@@ -429,20 +387,6 @@ mod tests {
             text.contains("findings.json") && text.contains("element 1"),
             "{text}"
         );
-    }
-
-    #[test]
-    fn sarif_globs_that_match_nothing_are_listed_not_fatal() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let pattern = format!("{}/*.sarif", dir.path().display());
-        let sources = sarif_from_globs(std::slice::from_ref(&pattern));
-        assert_eq!(sources.len(), 1);
-        assert_eq!(sources[0].status.bot, format!("sarif:{pattern}"));
-        assert_eq!(
-            sources[0].status.status,
-            crate::model::SourceState::Malformed
-        );
-        assert_eq!(sources[0].status.notes, ["no file matches this glob"]);
     }
 
     #[test]
