@@ -7,6 +7,7 @@ mod support;
 
 mod action_yml;
 mod checks;
+mod cli;
 mod config;
 mod engine;
 mod fetch;
