@@ -11,7 +11,7 @@ use review_consensus::config::{resolve_pr, Config, ConfigError, GitHubEnv, PrTar
 use review_consensus::model::Outcome;
 use review_consensus::publish::{commands, outputs};
 use review_consensus::render::{self, RenderOptions};
-use review_consensus::{demo, local, pipeline};
+use review_consensus::{demo, doctor, local, pipeline};
 
 /// Exit code when there is nothing to do or the gate passed.
 const OK: u8 = 0;
@@ -40,6 +40,9 @@ pub enum Command {
     Run(RunArgs),
     /// Offline: analyse saved inputs, print the comment, exit with the gate's code.
     Render(RenderArgs),
+    /// Build the HTTPS clients (TLS roots are bundled) and print OK: a container check.
+    #[command(hide = true)]
+    Doctor,
 }
 
 #[derive(Debug, Args)]
@@ -98,6 +101,10 @@ pub fn dispatch(cli: Cli, vars: Vec<(String, String)>) -> anyhow::Result<u8> {
         Some(Command::Demo) => demo_mode(),
         Some(Command::Run(args)) => run_mode(args, vars),
         Some(Command::Render(args)) => render_mode(args, vars),
+        Some(Command::Doctor) => {
+            print_out(&doctor::check(&GitHubEnv::from_vars(vars))?);
+            Ok(OK)
+        }
     }
 }
 
