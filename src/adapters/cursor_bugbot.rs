@@ -153,8 +153,8 @@ fn first_heading(body: &str) -> Option<String> {
 fn severity_line(body: &str) -> Option<Severity> {
     body.lines().find_map(|line| {
         let inner = line.trim().strip_prefix("**")?.strip_suffix("**")?;
-        let word = inner.trim().strip_suffix("Severity")?.trim();
-        match word.to_ascii_lowercase().as_str() {
+        let inner = inner.trim().to_ascii_lowercase();
+        match inner.strip_suffix("severity")?.trim() {
             "critical" => Some(Severity::Critical),
             "high" => Some(Severity::High),
             "medium" => Some(Severity::Medium),
@@ -180,4 +180,99 @@ fn locations(block: &str) -> Vec<(String, u32, u32)> {
             (!path.is_empty()).then(|| (path.to_owned(), start, end))
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::adapters::{fixture, ExtractOptions};
+    use crate::model::{CategorySource, Coverage, SourceState};
+
+    #[test]
+    fn reads_the_structured_body() {
+        let body = "### Bug: Upgrade replaces provider-satisfied packages\r\n\r\n**Medium Severity**\r\n\r\n<!-- DESCRIPTION START -->\r\nExplained.\r\n<!-- DESCRIPTION END -->\r\n\r\n<!-- BUGBOT_BUG_ID: f5760c56-f895 -->\r\n\r\n<!-- LOCATIONS START\r\nsrc/system/packages/aur.rs#L92-L102\r\nsrc/lib.rs#L7\r\nLOCATIONS END -->";
+        let bug = read_body(body).expect("readable");
+        assert_eq!(bug.title, "Upgrade replaces provider-satisfied packages");
+        assert_eq!(bug.severity, Some(Severity::Medium));
+        assert_eq!(bug.description, "Explained.");
+        assert_eq!(bug.bug_id.as_deref(), Some("f5760c56-f895"));
+        assert_eq!(
+            bug.locations,
+            vec![
+                ("src/system/packages/aur.rs".to_owned(), 92, 102),
+                ("src/lib.rs".to_owned(), 7, 7)
+            ]
+        );
+        for (line, expected) in [
+            ("**Critical Severity**", Some(Severity::Critical)),
+            ("**high severity**", Some(Severity::High)),
+            ("**Low Severity**", Some(Severity::Low)),
+            ("**Odd Severity**", None),
+        ] {
+            assert_eq!(severity_line(&format!("### T\n\n{line}")), expected);
+        }
+        assert!(read_body("```\n### not a heading\n```\nno title").is_err());
+        assert!(read_body("").is_err());
+    }
+
+    /// pr-103 E8: two comments with the same BUGBOT_BUG_ID (one outdated, on the old head):
+    /// one finding, high / bug, lines 55-58, from the current copy.
+    #[test]
+    fn pr103_duplicate_bug_ids_collapse_to_one_finding() {
+        let out = fixture::parse(&CursorBugbot, "pr-103-edge-cases");
+        assert!(out.malformed.is_empty(), "{:?}", out.malformed);
+        assert_eq!(out.findings.len(), 1);
+        let e8 = &out.findings[0];
+        assert_eq!(e8.bot, "cursor-bugbot");
+        assert_eq!(e8.finding_id, "7d3c1f0e-2b9a-4c85-a6e1-90f4b2d7c3a8");
+        assert_eq!(e8.title, "Unknown payout id returns 200 with a null body");
+        assert_eq!(e8.severity, Severity::High);
+        assert_eq!(e8.category, "bug");
+        assert_eq!(e8.evidence.file, "app/api/payouts.py");
+        assert_eq!((e8.evidence.line, e8.evidence.end_line), (Some(55), Some(58)));
+        assert_eq!(e8.provenance.comment_id, Some(2561302207));
+        assert_eq!(
+            e8.provenance.commit.as_deref(),
+            Some("e5d4c3b2a1f0e9d8c7b6a5f4e3d2c1b0a9f8e7d6")
+        );
+        assert!(e8.detail.starts_with("payout_status answers") || e8.detail.starts_with("`payout_status` answers"), "{}", e8.detail);
+        assert_eq!(out.coverage, Coverage::Reviewed);
+    }
+
+    /// With or without include-outdated, E8 is one finding (never a second bot vote); the
+    /// review bodies ("Cursor Bugbot has reviewed your changes…") are not findings.
+    #[test]
+    fn pr103_outdated_copy_never_counts_twice() {
+        for include_outdated in [false, true] {
+            let options = ExtractOptions {
+                include_outdated,
+                ..ExtractOptions::default()
+            };
+            let extraction = fixture::extract_one("cursor-bugbot", &[], "pr-103-edge-cases", &options);
+            assert_eq!(extraction.findings.len(), 1, "include_outdated={include_outdated}");
+            assert_eq!(extraction.findings[0].evidence.line, Some(55));
+            let status = &extraction.sources[0];
+            assert_eq!(status.status, SourceState::Ok);
+            assert_eq!(status.findings, 1);
+        }
+    }
+
+    #[test]
+    fn weak_bug_label_yields_to_keywords_and_paths() {
+        let mut snapshot = fixture::snapshot("pr-103-edge-cases");
+        snapshot.review_comments.retain(|c| c.id == 2561302207);
+        snapshot.review_comments[0].body = snapshot.review_comments[0]
+            .body
+            .replace("Unknown payout id returns 200 with a null body", "Webhook token compared without constant time");
+        let out = CursorBugbot.parse(&snapshot, &["cursor[bot]".to_owned()]);
+        assert_eq!(out.findings[0].category, "security");
+        assert_eq!(out.findings[0].provenance.category_source, Some(CategorySource::Keyword));
+
+        snapshot.review_comments[0].body = "### Polling loop never stops\n\n**Low Severity**\n\nIt keeps going.".into();
+        let out = CursorBugbot.parse(&snapshot, &["cursor[bot]".to_owned()]);
+        assert_eq!(out.findings[0].category, "bug");
+        assert_eq!(out.findings[0].severity, Severity::Low);
+        assert_eq!(out.findings[0].provenance.category_source, Some(CategorySource::TypeLabel));
+        assert_eq!(out.findings[0].finding_id, "2561302207", "no bug id: the comment id");
+    }
 }

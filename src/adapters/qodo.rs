@@ -568,3 +568,165 @@ fn section(body: &str, name: &str) -> String {
         .map(html::strip_tags)
         .unwrap_or_default()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::adapters::{fixture, ExtractOptions};
+    use crate::model::{CategorySource, Coverage};
+
+    /// pr-102 expected.md Q1-Q3: file, lines, severity, confidence, category.
+    #[test]
+    fn pr102_improve_table_rows() {
+        let out = fixture::parse(&Qodo, "pr-102-gemini-copilot");
+        assert!(out.malformed.is_empty(), "{:?}", out.malformed);
+        assert_eq!(out.coverage, Coverage::Reviewed, "`<!-- b71e4c0 -->` is the head");
+        let got: Vec<_> = out
+            .findings
+            .iter()
+            .map(|f| {
+                (
+                    f.evidence.file.as_str(),
+                    f.evidence.line,
+                    f.evidence.end_line,
+                    f.severity,
+                    f.confidence,
+                    f.category.as_str(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("app/webhooks/verify.py", Some(20), Some(21), Severity::High, 0.9, "security"),
+                ("app/services/fx_rates.py", Some(32), Some(33), Severity::Medium, 0.8, "bug"),
+                ("web/src/lib/currency.ts", Some(27), None, Severity::Low, 0.5, "maintainability"),
+            ]
+        );
+        let titles: Vec<_> = out.findings.iter().map(|f| f.title.as_str()).collect();
+        assert_eq!(
+            titles,
+            [
+                "Compare webhook signatures in constant time",
+                "Reject unsupported target currencies explicitly",
+                "Name the minor-units factor instead of a magic number",
+            ]
+        );
+        let sources: Vec<_> = out
+            .findings
+            .iter()
+            .map(|f| f.provenance.category_source)
+            .collect();
+        assert_eq!(
+            sources,
+            [
+                Some(CategorySource::Native),
+                Some(CategorySource::Native),
+                Some(CategorySource::Keyword)
+            ]
+        );
+        let q1 = &out.findings[0];
+        assert_eq!(q1.bot, "qodo");
+        assert_eq!(q1.finding_id, "3501474490/0");
+        assert_eq!(q1.provenance.comment_id, Some(3501474490));
+        assert_eq!(
+            q1.provenance.commit.as_deref(),
+            Some("b71e4c09d2a35f6e8b0c1d2e3f4a5b6c7d8e9f01")
+        );
+        assert!(q1.detail.contains("hmac.compare_digest"), "{}", q1.detail);
+    }
+
+    #[test]
+    fn pr102_reviewer_guide_is_not_a_finding() {
+        let out = fixture::parse(&Qodo, "pr-102-gemini-copilot");
+        assert!(out
+            .findings
+            .iter()
+            .all(|f| f.provenance.comment_id == Some(3501474490)));
+    }
+
+    #[test]
+    fn importance_thresholds_and_anchor_forms() {
+        assert_eq!(importance_severity(10), Severity::High);
+        assert_eq!(importance_severity(9), Severity::High);
+        assert_eq!(importance_severity(7), Severity::Medium);
+        assert_eq!(importance_severity(6), Severity::Low);
+        let a = anchor("[app/x.py [20-21]](https://h)").expect("anchor");
+        assert_eq!((a.path.as_str(), a.start, a.end), ("app/x.py", Some(20), Some(21)));
+        let a = anchor("see\n[app/x.py[R78-85]](https://h)").expect("anchor");
+        assert_eq!((a.start, a.end), (Some(78), Some(85)));
+        let a = anchor("[app/x.py[L5-9]](https://h)").expect("anchor");
+        assert_eq!((a.path.as_str(), a.start), ("app/x.py", None), "base side: no line");
+        assert_eq!(anchor("[text](https://h) and [a b [1]](x)"), None);
+        assert_eq!(label("General"), Label::Weak);
+        assert_eq!(label("Enhancement"), Label::Weak);
+        assert_eq!(label("Possible issue"), Label::Strong(Category::Bug));
+        assert_eq!(label("Learned best practice"), Label::Strong(Category::Maintainability));
+    }
+
+    /// The category cell is omitted on the following rows of the same category (rowspan),
+    /// and a `<tr>` inside a diff block does not start a row.
+    #[test]
+    fn rowspan_carries_the_category_and_code_does_not_split_rows() {
+        let body = "## PR Code Suggestions ✨\n\n<table><tbody><tr><td rowspan=2>Performance</td>\n<td>\n\n<details><summary>Batch the rate lookups</summary>\n\n___\n\n**Fetch once.**\n\n[app/a.py [3-4]](https://x)\n\n```diff\n+ html = '<tr><td>x</td></tr>'\n```\n\n<details><summary>Suggestion importance[1-10]: 7</summary>\n\nWhy.\n</details></details></td><td align=center>Medium\n\n</td></tr><tr>\n<td>\n\n<details><summary>Reuse the session</summary>\n\n___\n\n**Keep one session.**\n\n[app/b.py [9]](https://x)\n\n</details></td><td align=center>Low\n\n</td></tr></tbody></table>";
+        let masked = markdown::mask_code(body);
+        let rows = suggestions(body, &masked);
+        assert_eq!(rows.len(), 2);
+        assert_eq!(rows[0].category, "Performance");
+        assert_eq!(rows[1].category, "Performance");
+        assert_eq!(rows[0].importance, Some(7));
+        assert_eq!(rows[1].importance, None);
+        assert_eq!(rows[1].impact, Some(Severity::Low));
+        assert_eq!(rows[1].anchor.as_ref().map(|a| a.path.as_str()), Some("app/b.py"));
+    }
+
+    /// 2026 `Code Review by Qodo`: three items, one with an inline twin (merged, severity
+    /// from its `Action required` section), one self-marked resolved (withdrawn).
+    #[test]
+    fn code_review_2026_items_and_inline_twin() {
+        let out = fixture::parse(&Qodo, "bots/qodo");
+        assert!(out.malformed.is_empty(), "{:?}", out.malformed);
+        assert_eq!(out.findings.len(), 3, "{:#?}", out.findings);
+        let twin = &out.findings[0];
+        assert_eq!(twin.provenance.comment_id, Some(3400000001), "the inline twin is kept");
+        assert_eq!(twin.title, "Refund retries are not idempotent");
+        assert_eq!(twin.severity, Severity::High, "Action required");
+        assert_eq!(twin.category, "bug");
+        assert_eq!((twin.evidence.line, twin.evidence.end_line), (Some(78), Some(85)));
+
+        let resolved = &out.findings[1];
+        assert_eq!(resolved.title, "Currency code compared case-sensitively");
+        assert_eq!(resolved.evidence.file, "app/services/fx_rates.py");
+        assert_eq!(out.withdrawn, vec![resolved.finding_id.clone()]);
+
+        let rule = &out.findings[2];
+        assert_eq!(rule.severity, Severity::Medium, "Remediation recommended");
+        assert_eq!(rule.category, "maintainability");
+        assert_eq!(rule.evidence.file, "web/src/lib/currency.ts");
+        assert_eq!(rule.evidence.line, Some(27));
+        assert_eq!(rule.finding_id, "5400000001#3");
+
+        // the resolved item is dropped by default, kept with include-resolved
+        let extraction = fixture::extract_one("qodo", &[], "bots/qodo", &ExtractOptions::default());
+        assert_eq!(extraction.findings.len(), 2);
+        let options = ExtractOptions {
+            include_resolved: true,
+            ..ExtractOptions::default()
+        };
+        let extraction = fixture::extract_one("qodo", &[], "bots/qodo", &options);
+        assert_eq!(extraction.findings.len(), 3);
+    }
+
+    #[test]
+    fn item_headers() {
+        let (n, title, tags, closed) =
+            item_header(" 1. Title here <code>🐞 Bug</code> <code>≡ Correctness</code>").expect("item");
+        assert_eq!((n, title.as_str(), closed), (1, "Title here", false));
+        assert_eq!(tags, ["🐞 Bug", "≡ Correctness"]);
+        let (n, title, tags, _) = item_header("**12\\. Other** `📘 Rule violation`").expect("inline item");
+        assert_eq!((n, title.as_str()), (12, "Other"));
+        assert_eq!(tags, ["📘 Rule violation"]);
+        assert!(item_header("Description").is_none());
+        assert!(item_header("1.").is_none());
+    }
+}
