@@ -30,29 +30,35 @@ impl Adapter for DeepSource {
         let identity = Identity::new(logins, self.user_ids());
         let mut activity = Activity::new(snapshot.head_sha());
         let mut out = AdapterOutput::default();
-        inline::read_comments(snapshot, &identity, &mut activity, &mut out, |comment, anchor| {
-            let body = markdown::normalize_newlines(&comment.body);
-            let header = read_header(&body).ok_or("no DeepSource `<h3>` title")?;
-            if header.title.is_empty() {
-                return Err("empty DeepSource title".to_owned());
-            }
-            let native = header
-                .category
-                .map_or_else(NativeCategory::none, NativeCategory::strong);
-            let mut finding = inline::finding(
-                self.id(),
-                comment,
-                anchor,
-                header.severity.unwrap_or(Severity::Medium),
-                &header.title,
-                native,
-                &header.explanation,
-            );
-            if let Some(id) = header.id.filter(|id| !id.is_empty()) {
-                finding.finding_id = id;
-            }
-            Ok(finding)
-        });
+        inline::read_comments(
+            snapshot,
+            &identity,
+            &mut activity,
+            &mut out,
+            |comment, anchor| {
+                let body = markdown::normalize_newlines(&comment.body);
+                let header = read_header(&body).ok_or("no DeepSource `<h3>` title")?;
+                if header.title.is_empty() {
+                    return Err("empty DeepSource title".to_owned());
+                }
+                let native = header
+                    .category
+                    .map_or_else(NativeCategory::none, NativeCategory::strong);
+                let mut finding = inline::finding(
+                    self.id(),
+                    comment,
+                    anchor,
+                    header.severity.unwrap_or(Severity::Medium),
+                    &header.title,
+                    native,
+                    &header.explanation,
+                );
+                if let Some(id) = header.id.filter(|id| !id.is_empty()) {
+                    finding.finding_id = id;
+                }
+                Ok(finding)
+            },
+        );
         inline::note_activity(snapshot, &identity, &[], &mut activity, &mut out);
         out.coverage = activity.coverage();
         out
@@ -79,7 +85,10 @@ pub(crate) fn read_header(body: &str) -> Option<DeepSourceHeader> {
         .find("</div>")
         .map_or(h3_end + 5, |i| h3_end + i + 6);
     let header = &body[..header_end];
-    let srcs: Vec<String> = html::images(header).into_iter().map(|img| img.src).collect();
+    let srcs: Vec<String> = html::images(header)
+        .into_iter()
+        .map(|img| img.src)
+        .collect();
     let severity = srcs.iter().find_map(|src| {
         let name = file_stem(src);
         let level = name
@@ -126,5 +135,82 @@ fn category(name: &str) -> Option<Category> {
         "doc" | "documentation" => Some(Category::Docs),
         "coverage" => Some(Category::Test),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::adapters::fixture;
+    use crate::model::CategorySource;
+
+    #[test]
+    fn sample_inline_comments() {
+        let out = fixture::parse(&DeepSource, "bots/deepsource");
+        let got: Vec<_> = out
+            .findings
+            .iter()
+            .map(|f| {
+                (
+                    f.evidence.file.as_str(),
+                    f.evidence.line,
+                    f.severity,
+                    f.category.as_str(),
+                    f.title.as_str(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (
+                    "app/api/payouts.py",
+                    Some(22),
+                    Severity::High,
+                    "bug",
+                    "Argument of type \"str | None\" cannot be assigned to parameter \"currency\""
+                ),
+                (
+                    "scripts/export.py",
+                    Some(14),
+                    Severity::Critical,
+                    "security",
+                    "Audit: subprocess call with shell=True"
+                ),
+                (
+                    "app/services/fx_rates.py",
+                    Some(36),
+                    Severity::Low,
+                    "maintainability",
+                    "Unnecessary else after return"
+                ),
+            ]
+        );
+        assert_eq!(out.findings[0].finding_id, "Q2hlY2tJc3N1ZTp2dm13cG9weHI=");
+        assert!(out
+            .findings
+            .iter()
+            .all(|f| f.provenance.category_source == Some(CategorySource::Native)));
+        assert_eq!(
+            out.findings[0].detail,
+            "request.args.get may return None, but convert expects a str."
+                .replace("request.args.get", "`request.args.get`")
+                .replace("None,", "`None`,")
+                .replace("convert", "`convert`")
+                .replace("a str.", "a `str`.")
+        );
+        assert_eq!(out.malformed.len(), 1, "{:?}", out.malformed);
+        assert!(out.malformed[0].contains("3300000004"));
+    }
+
+    #[test]
+    fn categories_and_severities_from_image_names() {
+        let body = r#"<h3><img src="https://static.deepsource.com/x/severity_indicator_minor.svg?v=2"/>T</h3><div><img src="https://static.deepsource.com/x/category_bug-risk.svg"/></div>"#;
+        let header = read_header(body).expect("header");
+        assert_eq!(header.severity, Some(Severity::Low));
+        assert_eq!(header.category, Some(Category::Bug));
+        assert_eq!(category("coverage"), Some(Category::Test));
+        assert_eq!(category("doc"), Some(Category::Docs));
+        assert_eq!(category("unknown"), None);
     }
 }
