@@ -9,12 +9,16 @@
 pub mod markdown;
 pub mod taxonomy;
 
+mod coderabbit;
 mod common;
+mod copilot;
+mod gh_advanced_security;
+mod sourcery;
 mod threads;
 
 pub use common::{
-    anchor, category_for, detail_from, is_own_sticky, provenance, Activity, Anchor, Identity,
-    DETAIL_CHARS,
+    anchor, category_for, detail_after_title, detail_from, is_own_sticky, provenance, Activity,
+    Anchor, Identity, DETAIL_CHARS,
 };
 
 use crate::api::PrSnapshot;
@@ -83,7 +87,12 @@ pub trait Adapter: Sync {
 }
 
 /// Every built-in adapter. Add a bot: one file, one line here.
-static REGISTRY: &[&dyn Adapter] = &[];
+static REGISTRY: &[&dyn Adapter] = &[
+    &coderabbit::CodeRabbit,
+    &sourcery::Sourcery,
+    &gh_advanced_security::GhAdvancedSecurity,
+    &copilot::Copilot,
+];
 
 /// The registered adapters, in registry order.
 pub fn registry() -> &'static [&'static dyn Adapter] {
