@@ -404,7 +404,11 @@ fn review_items(review: &Review) -> Vec<BodyItem> {
             continue;
         };
         taken_until = block.outer.end;
-        for group in blocks[i + 1..].iter().filter(|g| {
+        // Blocks are sorted by start: the section's own blocks follow it contiguously.
+        let inside = blocks[i + 1..]
+            .iter()
+            .take_while(|g| g.outer.start < block.outer.end);
+        for group in inside.filter(|g| {
             g.depth == block.depth + 1
                 && g.outer.start >= block.inner.start
                 && g.outer.end <= block.outer.end

@@ -32,7 +32,7 @@ pub mod sarif;
 
 pub use common::{
     anchor, category_for, detail_after_title, detail_from, is_own_sticky, provenance, Activity,
-    Anchor, Identity, DETAIL_CHARS,
+    Anchor, Identity, DETAIL_CHARS, TITLE_CHARS,
 };
 
 use crate::api::PrSnapshot;
@@ -222,6 +222,10 @@ fn finish_source(
     let (mut resolved, mut outdated) = (0usize, 0usize);
     let mut kept = Vec::with_capacity(candidates);
     for mut finding in std::mem::take(&mut output.findings) {
+        // Untrusted text: one line, bounded, whatever the adapter did.
+        finding.title =
+            markdown::shorten(&markdown::collapse_whitespace(&finding.title), TITLE_CHARS);
+        finding.detail = markdown::shorten(&finding.detail, DETAIL_CHARS + 80);
         let state = threads.state(finding.provenance.comment_id);
         let is_resolved = state.resolved || output.withdrawn.contains(&finding.finding_id);
         if is_resolved && !options.include_resolved {

@@ -807,3 +807,257 @@ fn provenance_ids_and_titles() {
         .collect();
     assert_eq!(low_confidence, vec![0.5], "E7' only");
 }
+
+mod never_panics {
+    use super::*;
+    use proptest::prelude::*;
+    use review_consensus::api::{
+        CodeScanningAlert, IssueComment, Review, ReviewComment, ReviewThread, ThreadComment,
+        ThreadComments, User,
+    };
+
+    /// Pieces of real bot markup mixed with arbitrary text, so structure parsers see
+    /// unclosed fences, stray `<details>`, half labels, CRLF and every script.
+    fn fragment() -> impl Strategy<Value = String> {
+        prop_oneof![
+            3 => any::<String>(),
+            1 => "[ -~\u{80}-\u{10FFFF}]{0,30}",
+            4 => prop::sample::select(vec![
+                "```", "````suggestion\n", "~~~markdown\n", "\n```\n", "<details>", "</details>",
+                "<summary>🧹 Nitpick comments (2)</summary>", "<summary>app/x.py-3-9 (1)</summary>",
+                "<summary>⚠️ Outside diff range comments (1)</summary>", "<summary>♻️ Duplicate comments (1)</summary>",
+                "<summary>🟠 Major comments (4)</summary>", "<blockquote>", "</blockquote>",
+                "`12-17`: ", "`8`: ", "_⚠️ Potential issue_ | _🟠 Major_", "_🔒 Security & Privacy_ | _🔴 Critical_ | _⚡ Quick win_",
+                "**Title.**", "**", "**issue (bug_risk):**", "**suggestion (security):** x", "\r\n", "\r", "\n", "\n\n",
+                "> ", "> [!CAUTION]\n", "<!--", "-->", "<!-- cr-comment:v1:abc -->",
+                "<!-- <review_comment_addressed> -->", "[Show more details](https://x/security/code-scanning/41)",
+                "/code-scanning/99999999999999999999999", "**app/x.py:20**\n* ", "**a.py:9-2**",
+                "<summary>Comments suppressed due to low confidence (1)</summary>", "### Suppressed comments (1)\n",
+                "## CodeQL / X\n", "[nitpick] ", "P1: ", "P0 (x): ", "`", "日本語 العربية 🙏", "e.g. ", ". ",
+                "rate limited by coderabbit.ai", "Sorry @x, this account has used its review budget",
+                "<!-- review-bot-ack -->", "Also applies to: 1-2, 5", "![high](https://x/high-priority.svg)",
+                "| a | b |\n|---|---|\n", "<table><tr><td>", "    indented code\n", "- item\n", "1. ",
+            ]).prop_map(str::to_owned),
+        ]
+    }
+
+    fn body() -> impl Strategy<Value = String> {
+        prop::collection::vec(fragment(), 0..48).prop_map(|parts| parts.concat())
+    }
+
+    fn maybe_line() -> impl Strategy<Value = Option<u32>> {
+        prop_oneof![
+            Just(None),
+            (0u32..80).prop_map(Some),
+            any::<u32>().prop_map(Some)
+        ]
+    }
+
+    #[derive(Debug, Clone)]
+    struct Shape {
+        body: String,
+        path: Option<String>,
+        line: Option<u32>,
+        start_line: Option<u32>,
+        original_line: Option<u32>,
+        side_left: bool,
+        file_level: bool,
+        resolved: bool,
+        outdated: bool,
+    }
+
+    fn shape() -> impl Strategy<Value = Shape> {
+        (
+            body(),
+            prop_oneof![
+                Just(None),
+                Just(Some(String::new())),
+                "[a-z/._]{1,20}".prop_map(Some)
+            ],
+            maybe_line(),
+            maybe_line(),
+            maybe_line(),
+            any::<bool>(),
+            any::<bool>(),
+            any::<bool>(),
+            any::<bool>(),
+        )
+            .prop_map(
+                |(
+                    body,
+                    path,
+                    line,
+                    start_line,
+                    original_line,
+                    side_left,
+                    file_level,
+                    resolved,
+                    outdated,
+                )| Shape {
+                    body,
+                    path,
+                    line,
+                    start_line,
+                    original_line,
+                    side_left,
+                    file_level,
+                    resolved,
+                    outdated,
+                },
+            )
+    }
+
+    /// One PR where every registered adapter's every login posted `shape` everywhere.
+    fn snapshot(shape: &Shape) -> PrSnapshot {
+        let mut snapshot = PrSnapshot::default();
+        snapshot.pull.head.sha = "head".to_owned();
+        let mut id = 1u64;
+        let mut alerts = Vec::new();
+        let mut threads = Vec::new();
+        for adapter in adapters::registry() {
+            for login in adapter.default_logins() {
+                let user = User {
+                    login: (*login).to_owned(),
+                    id: adapter.user_ids().first().copied().unwrap_or(0),
+                    kind: "Bot".to_owned(),
+                };
+                id += 1;
+                snapshot.review_comments.push(ReviewComment {
+                    id,
+                    user: Some(user.clone()),
+                    body: shape.body.clone(),
+                    path: shape.path.clone(),
+                    line: shape.line,
+                    start_line: shape.start_line,
+                    original_line: shape.original_line,
+                    side: Some(if shape.side_left { "LEFT" } else { "RIGHT" }.to_owned()),
+                    subject_type: Some(if shape.file_level { "file" } else { "line" }.to_owned()),
+                    commit_id: Some(if shape.outdated { "old" } else { "head" }.to_owned()),
+                    ..ReviewComment::default()
+                });
+                threads.push(ReviewThread {
+                    is_resolved: shape.resolved,
+                    is_outdated: shape.outdated,
+                    comments: ThreadComments {
+                        nodes: vec![ThreadComment {
+                            database_id: Some(id),
+                        }],
+                    },
+                    ..ReviewThread::default()
+                });
+                snapshot.review_comments.push(ReviewComment {
+                    id: id + 1000,
+                    in_reply_to_id: Some(id),
+                    user: None,
+                    body: shape.body.clone(),
+                    ..ReviewComment::default()
+                });
+                snapshot.reviews.push(Review {
+                    id,
+                    user: Some(user.clone()),
+                    body: Some(shape.body.clone()),
+                    commit_id: Some("head".to_owned()),
+                    ..Review::default()
+                });
+                snapshot.issue_comments.push(IssueComment {
+                    id,
+                    user: Some(user),
+                    body: Some(shape.body.clone()),
+                    ..IssueComment::default()
+                });
+            }
+            let mut alert = CodeScanningAlert {
+                number: 41,
+                state: Some("open".to_owned()),
+                ..CodeScanningAlert::default()
+            };
+            alert.rule.description = Some(shape.body.clone());
+            alert.rule.security_severity_level = Some(shape.body.chars().take(8).collect());
+            alert.most_recent_instance.message.text = Some(shape.body.clone());
+            alert.most_recent_instance.location.path = shape.path.clone();
+            alert.most_recent_instance.location.start_line = shape.line;
+            alert.most_recent_instance.location.end_line = shape.start_line;
+            alerts.push(alert);
+        }
+        snapshot.code_scanning = CodeScanning::Alerts(alerts);
+        snapshot.review_threads = Some(threads);
+        snapshot
+    }
+
+    fn check(shape: &Shape) {
+        let snapshot = snapshot(shape);
+        let sources = adapters::registry()
+            .iter()
+            .map(|a| adapters::SourceConfig {
+                adapter: a.id().to_owned(),
+                logins: Vec::new(),
+            })
+            .collect::<Vec<_>>();
+        for options in [
+            ExtractOptions::default(),
+            ExtractOptions {
+                include_outdated: true,
+                include_resolved: true,
+            },
+        ] {
+            let x = extract(&snapshot, &sources, &options);
+            assert_eq!(x.sources.len(), sources.len());
+            for f in &x.findings {
+                assert!(!f.title.trim().is_empty(), "{}: empty title", f.bot);
+                if [CR, SO, GH, CP].contains(&f.bot.as_str()) {
+                    assert!(f.title.chars().count() <= 241, "{}: title too long", f.bot);
+                    assert!(
+                        f.detail.chars().count() <= 481,
+                        "{}: detail too long",
+                        f.bot
+                    );
+                }
+            }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+        #[test]
+        fn arbitrary_bodies_never_panic(shape in shape()) {
+            check(&shape);
+        }
+    }
+
+    #[test]
+    fn sixty_kilobyte_bodies() {
+        let nasty = "_⚠️ Potential issue_ | _🟠 Major_\r\n<details><summary>🧩 Analysis chain</summary>\r\n```shell\r\nrg x\r\n<details>\r\n**Not a title.**\r\n~~~\r\n日本語 🙏 `x` ";
+        let mut body = String::new();
+        while body.len() < 60 * 1024 {
+            body.push_str(nasty);
+        }
+        body.push_str("**The real title.**\r\n");
+        let section = "> <details><summary>🧹 Nitpick comments (2)</summary><blockquote>\n<details><summary>a.py-1-2 (1)</summary>\n`1-2`: _🔵 Trivial_\n**T.**\n---\n";
+        let mut sections = String::new();
+        while sections.len() < 60 * 1024 {
+            sections.push_str(section);
+        }
+        for body in [body, sections] {
+            let started = std::time::Instant::now();
+            for path in [Some("app/x.py".to_owned()), None] {
+                check(&Shape {
+                    body: body.clone(),
+                    path,
+                    line: Some(3),
+                    start_line: Some(1),
+                    original_line: None,
+                    side_left: false,
+                    file_level: false,
+                    resolved: false,
+                    outdated: false,
+                });
+            }
+            // Every registered adapter reads it several times; a quadratic pass would not fit.
+            assert!(
+                started.elapsed().as_secs() < 30,
+                "took {:?}",
+                started.elapsed()
+            );
+        }
+    }
+}
