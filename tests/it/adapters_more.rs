@@ -165,7 +165,7 @@ fn arbitrary_json() -> impl Strategy<Value = serde_json::Value> {
     let leaf = prop_oneof![
         Just(Value::Null),
         any::<bool>().prop_map(Value::Bool),
-        any::<i64>().prop_map(|n| Value::from(n)),
+        any::<i64>().prop_map(Value::from),
         any::<f64>()
             .prop_map(|f| serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number)),
         prop::sample::select(vec![
@@ -189,7 +189,7 @@ fn arbitrary_json() -> impl Strategy<Value = serde_json::Value> {
     ];
     leaf.prop_recursive(4, 48, 6, |inner| {
         prop_oneof![
-            prop::collection::vec(inner.clone(), 0..4).prop_map(serde_json::Value::Array),
+            prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
             prop::collection::vec(
                 (
                     prop::sample::select(vec![
@@ -233,9 +233,7 @@ fn arbitrary_json() -> impl Strategy<Value = serde_json::Value> {
                 0..5,
             )
             .prop_map(|pairs| {
-                serde_json::Value::Object(
-                    pairs.into_iter().map(|(k, v)| (k.to_owned(), v)).collect(),
-                )
+                Value::Object(pairs.into_iter().map(|(k, v)| (k.to_owned(), v)).collect())
             }),
         ]
     })
