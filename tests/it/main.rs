@@ -1,3 +1,4 @@
-//! Integration tests: one binary, one module per area.
+//! The one integration-test binary: a module per area.
 
 mod adapters;
+mod engine;
