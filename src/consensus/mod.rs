@@ -1,7 +1,16 @@
 //! The consensus engine (seed `consensus-scoring.md`): cluster duplicate findings across
 //! bots, score agreement, bucket. Pure: no I/O, no async, no clock.
 
+mod cluster;
+mod render;
+mod score;
+
+pub use cluster::{jaccard, title_tokens};
+pub use render::{locus, render_consensus_markdown, render_provenance};
+pub use score::{bucket_for_score, clamp_confidence};
+
 use crate::model::{ConsensusFinding, ConsensusLevel, NormalizedFinding};
+use cluster::Rules;
 
 /// The seed's knobs.
 #[derive(Debug, Clone, PartialEq)]
@@ -22,15 +31,55 @@ impl Default for ConsensusOptions {
     }
 }
 
+/// Merge findings that the seed's rules call the same issue, score and bucket each cluster,
+/// and return them in output order (score, severity, file, line; deterministic).
 pub fn compute_consensus(
     findings: &[NormalizedFinding],
     options: &ConsensusOptions,
 ) -> Vec<ConsensusFinding> {
-    let _ = (findings, options);
-    todo!("engine")
+    let bots_ran = options
+        .bots_ran
+        .unwrap_or_else(|| {
+            let mut bots: Vec<&str> = findings.iter().map(|f| f.bot.as_str()).collect();
+            bots.sort_unstable();
+            bots.dedup();
+            bots.len()
+        })
+        .max(1);
+    let rules = Rules {
+        line_window: options.line_window,
+        title_overlap: options.title_overlap,
+    };
+    let mut clusters: Vec<ConsensusFinding> = cluster::cluster_indices(findings, rules)
+        .into_iter()
+        .map(|indices| {
+            let members = indices.into_iter().map(|i| findings[i].clone()).collect();
+            score::score_cluster(members, bots_ran)
+        })
+        .collect();
+    clusters.sort_by(score::output_order);
+    clusters
 }
 
-pub fn bucket_for_score(score: f64) -> ConsensusLevel {
-    let _ = score;
-    todo!("engine")
+/// The seed's dedup rules for one pair: does `b` describe the same issue as `a`? (The
+/// greedy pass compares each finding with cluster anchors only.)
+pub fn same_issue(
+    a: &NormalizedFinding,
+    b: &NormalizedFinding,
+    options: &ConsensusOptions,
+) -> bool {
+    Rules {
+        line_window: options.line_window,
+        title_overlap: options.title_overlap,
+    }
+    .same_issue(a, b)
+}
+
+/// The findings a gate should block on: those at `min_level` or above (the seed's default
+/// is `ConsensusLevel::Confirmed`).
+pub fn must_address(
+    consensus: &[ConsensusFinding],
+    min_level: ConsensusLevel,
+) -> Vec<&ConsensusFinding> {
+    consensus.iter().filter(|f| f.level >= min_level).collect()
 }

@@ -1,6 +1,14 @@
-//! The sticky comment.
+//! The sticky comment (CONTRACT section 5). Every piece of bot text goes through
+//! `escape`; links are built only from data that passes `escape_url`/`encode_path`.
 
-use crate::model::Outcome;
+use std::fmt::Write as _;
+
+use crate::consensus::{locus, render_provenance};
+use crate::model::{
+    ConsensusLevel, Coverage, FailOn, Gate, Outcome, SourceState, SourceStatus, SuppressionReason,
+    SynthesizedFinding,
+};
+use crate::render::escape::{encode_path, escape_inline, escape_url};
 
 /// The marker every sticky comment's first line carries.
 pub const MARKER: &str = "<!-- review-bot-ack -->";
@@ -33,7 +41,392 @@ pub fn marker(header: Option<&str>) -> String {
     }
 }
 
-pub fn render_comment(outcome: &Outcome, options: &RenderOptions) -> String {
-    let _ = (outcome, options);
-    todo!("engine")
+fn level_title(level: ConsensusLevel) -> &'static str {
+    match level {
+        ConsensusLevel::Confirmed => "Confirmed",
+        ConsensusLevel::NeedsVerification => "Needs verification",
+        ConsensusLevel::Unverified => "Unverified",
+    }
 }
+
+/// Marker, verdict, counts and the sources: always shown in full.
+fn render_head(outcome: &Outcome, options: &RenderOptions) -> String {
+    let mut out = marker(options.header.as_deref());
+    out.push('\n');
+    let blocking = outcome
+        .fail_on
+        .threshold()
+        .map(|t| {
+            outcome
+                .surfaced()
+                .filter(|f| f.consensus.level >= t)
+                .count()
+        })
+        .unwrap_or(0);
+    let fail_on = match outcome.fail_on {
+        FailOn::Confirmed => "confirmed",
+        FailOn::NeedsVerification => "needs-verification",
+        FailOn::Unverified => "unverified",
+        FailOn::Never => "never",
+    };
+    let _ = match (outcome.gate, outcome.fail_on) {
+        (Gate::Fail, _) => writeln!(
+            out,
+            "## ❌ review-consensus: gate failed\n\n**{blocking}** surfaced finding(s) at or \
+             above `{fail_on}`."
+        ),
+        (Gate::Pass, FailOn::Never) => writeln!(
+            out,
+            "## ✅ review-consensus: gate passed\n\nThe gate is off (`fail-on: never`)."
+        ),
+        (Gate::Pass, _) => writeln!(
+            out,
+            "## ✅ review-consensus: gate passed\n\nNo surfaced finding at or above `{fail_on}`."
+        ),
+    };
+    let _ = writeln!(
+        out,
+        "\n| Confirmed | Needs verification | Unverified | Suppressed |\n|---:|---:|---:|---:|\n\
+         | {} | {} | {} | {} |",
+        outcome.count_at(ConsensusLevel::Confirmed),
+        outcome.count_at(ConsensusLevel::NeedsVerification),
+        outcome.count_at(ConsensusLevel::Unverified),
+        outcome.suppressed().count()
+    );
+    render_sources(&mut out, outcome);
+    out
+}
+
+fn render_sources(out: &mut String, outcome: &Outcome) {
+    let ran: Vec<String> = outcome
+        .sources
+        .iter()
+        .filter(|s| s.coverage.ran())
+        .map(|s| match s.coverage {
+            Coverage::Stale => format!("{} (stale)", escape_inline(&s.bot)),
+            _ => escape_inline(&s.bot),
+        })
+        .collect();
+    let _ = write!(
+        out,
+        "\nAgreement is out of **{}** bot(s) that ran",
+        outcome.bots_ran
+    );
+    if ran.is_empty() {
+        out.push_str(".\n");
+    } else {
+        let _ = writeln!(out, ": {}.", ran.join(", "));
+    }
+    let missing: Vec<String> = outcome
+        .sources
+        .iter()
+        .filter(|s| s.status != SourceState::Ok || !s.coverage.ran())
+        .map(describe_missing)
+        .collect();
+    if !missing.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n**Sources missing or malformed:** {}.",
+            missing.join("; ")
+        );
+    }
+    let skipped: Vec<String> = outcome
+        .sources
+        .iter()
+        .filter(|s| s.skipped > 0 && s.status == SourceState::Ok && s.coverage.ran())
+        .map(|s| {
+            let mut text = format!("{} {}", escape_inline(&s.bot), s.skipped);
+            append_notes(&mut text, s);
+            text
+        })
+        .collect();
+    if !skipped.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n**Comments skipped as unreadable:** {}.",
+            skipped.join("; ")
+        );
+    }
+}
+
+fn describe_missing(source: &SourceStatus) -> String {
+    let state = match (source.status, source.coverage) {
+        (SourceState::Malformed, _) => "malformed",
+        (_, Coverage::Declined) => "declined",
+        (_, Coverage::Absent) => "absent",
+        _ => "missing",
+    };
+    let mut text = format!("{} ({state})", escape_inline(&source.bot));
+    append_notes(&mut text, source);
+    text
+}
+
+fn append_notes(text: &mut String, source: &SourceStatus) {
+    if !source.notes.is_empty() {
+        let notes: Vec<String> = source.notes.iter().map(|n| escape_inline(n)).collect();
+        let _ = write!(text, ": {}", notes.join(", "));
+    }
+}
+
+/// The locus, linked to the file at the head commit when everything needed is known.
+fn render_locus(
+    finding: &SynthesizedFinding,
+    outcome: &Outcome,
+    options: &RenderOptions,
+) -> String {
+    let c = &finding.consensus;
+    let text = escape_inline(&locus(&c.file, c.line));
+    let base = options
+        .server_url
+        .as_deref()
+        .and_then(escape_url)
+        .map(|s| s.trim_end_matches('/').to_owned());
+    match (base, outcome.head_sha.as_deref()) {
+        (Some(base), Some(sha)) if !c.file.is_empty() && !outcome.repository.is_empty() => {
+            let anchor = c.line.map(|l| format!("#L{l}")).unwrap_or_default();
+            format!(
+                "[{text}]({base}/{}/blob/{}/{}{anchor})",
+                encode_path(&outcome.repository),
+                encode_path(sha),
+                encode_path(&c.file)
+            )
+        }
+        _ => text,
+    }
+}
+
+/// Each detecting bot, linked to its first comment on the finding; more comments by the
+/// same bot as `[2]`, `[3]`.
+fn render_bots(finding: &SynthesizedFinding) -> String {
+    let c = &finding.consensus;
+    let mut parts = Vec::with_capacity(c.detected_by.len());
+    for bot in &c.detected_by {
+        let mut urls: Vec<String> = Vec::new();
+        for member in c.members.iter().filter(|m| &m.bot == bot) {
+            if let Some(url) = member.provenance.url.as_deref().and_then(escape_url) {
+                if !urls.contains(&url) {
+                    urls.push(url);
+                }
+            }
+        }
+        let name = escape_inline(bot);
+        let mut part = match urls.first() {
+            Some(url) => format!("[{name}]({url})"),
+            None => name,
+        };
+        for (i, url) in urls.iter().enumerate().skip(1) {
+            let _ = write!(part, " [\\[{}\\]]({url})", i + 1);
+        }
+        parts.push(part);
+    }
+    parts.join(", ")
+}
+
+fn render_finding(
+    finding: &SynthesizedFinding,
+    outcome: &Outcome,
+    options: &RenderOptions,
+) -> String {
+    let c = &finding.consensus;
+    let mut out = format!(
+        "- **{}** · {} · {} · {}\n  by {} · rank {}/27 · confidence {}\n",
+        c.severity,
+        escape_inline(&c.title),
+        render_locus(finding, outcome, options),
+        render_provenance(c),
+        render_bots(finding),
+        finding.rank_score,
+        merged_confidence_name(finding),
+    );
+    if finding.is_contested() {
+        let reasons: Vec<String> = finding
+            .contested_by
+            .iter()
+            .zip(
+                finding
+                    .contest_reasons
+                    .iter()
+                    .map(Some)
+                    .chain(std::iter::repeat(None)),
+            )
+            .map(|(who, reason)| match reason {
+                Some(reason) => format!("{}: {}", escape_inline(who), escape_inline(reason)),
+                None => escape_inline(who),
+            })
+            .collect();
+        let _ = writeln!(
+            out,
+            "  ⚠️ **contested**, needs human judgement — {}",
+            reasons.join("; ")
+        );
+    }
+    out
+}
+
+fn merged_confidence_name(finding: &SynthesizedFinding) -> &'static str {
+    match finding.merged_confidence {
+        crate::model::MergedConfidence::High => "high",
+        crate::model::MergedConfidence::Medium => "medium",
+        crate::model::MergedConfidence::Low => "low",
+    }
+}
+
+fn render_suppressed(finding: &SynthesizedFinding) -> String {
+    let c = &finding.consensus;
+    let reason = finding
+        .suppression_reason
+        .map(SuppressionReason::description)
+        .unwrap_or("suppressed");
+    let bots: Vec<String> = c.detected_by.iter().map(|b| escape_inline(b)).collect();
+    let contested = if finding.is_contested() {
+        " · ⚠️ contested"
+    } else {
+        ""
+    };
+    format!(
+        "- {reason}: **{}** · {} · {} · {}{contested}\n",
+        c.severity,
+        escape_inline(&c.title),
+        escape_inline(&locus(&c.file, c.line)),
+        bots.join(", ")
+    )
+}
+
+/// Rendered pieces; `render` assembles them keeping the first `keep[i]` items of each.
+struct Sections {
+    head: String,
+    /// Confirmed, needs-verification, unverified, suppressed: rendered items.
+    items: [Vec<String>; 4],
+    suppressed_summary: String,
+}
+
+const SECTION_NAMES: [&str; 4] = [
+    "confirmed",
+    "needs-verification",
+    "unverified",
+    "suppressed",
+];
+
+impl Sections {
+    fn assemble(&self, keep: [usize; 4], max_chars: usize) -> String {
+        let mut out = self.head.clone();
+        for (i, level) in ConsensusLevel::DESCENDING.into_iter().enumerate() {
+            let items = &self.items[i][..keep[i]];
+            if items.is_empty() {
+                continue;
+            }
+            let total = self.items[i].len();
+            if level == ConsensusLevel::Confirmed {
+                let _ = writeln!(out, "\n### {} ({total})\n", level_title(level));
+                out.extend(items.iter().map(String::as_str));
+            } else {
+                let _ = writeln!(
+                    out,
+                    "\n<details>\n<summary><b>{} ({total})</b></summary>\n",
+                    level_title(level)
+                );
+                out.extend(items.iter().map(String::as_str));
+                out.push_str("\n</details>\n");
+            }
+        }
+        if !self.items[3].is_empty() {
+            let _ = writeln!(
+                out,
+                "\n<details>\n<summary>Suppressed ({}): {}</summary>\n",
+                self.items[3].len(),
+                self.suppressed_summary
+            );
+            out.extend(self.items[3][..keep[3]].iter().map(String::as_str));
+            if keep[3] < self.items[3].len() && keep[3] == 0 {
+                out.push_str("The list did not fit; see the JSON report.\n");
+            }
+            out.push_str("\n</details>\n");
+        }
+        let cut: Vec<String> = (0..4)
+            .filter(|&i| keep[i] < self.items[i].len())
+            .map(|i| format!("{} {}", self.items[i].len() - keep[i], SECTION_NAMES[i]))
+            .collect();
+        if !cut.is_empty() {
+            let total: usize = (0..4).map(|i| self.items[i].len() - keep[i]).sum();
+            let _ = writeln!(
+                out,
+                "\n_✂️ {total} finding(s) cut to fit the comment size limit of {max_chars} \
+                 characters ({}); the JSON report lists them all._",
+                cut.join(", ")
+            );
+        }
+        out
+    }
+}
+
+/// `keep` after cutting `n` items, lowest tier first (suppressed list, unverified, ...).
+fn keep_after_cutting(lens: [usize; 4], mut n: usize) -> [usize; 4] {
+    let mut keep = lens;
+    for i in (0..4).rev() {
+        let cut = n.min(keep[i]);
+        keep[i] -= cut;
+        n -= cut;
+    }
+    keep
+}
+
+pub fn render_comment(outcome: &Outcome, options: &RenderOptions) -> String {
+    let mut items: [Vec<String>; 4] = Default::default();
+    for (i, level) in ConsensusLevel::DESCENDING.into_iter().enumerate() {
+        items[i] = outcome
+            .surfaced()
+            .filter(|f| f.consensus.level == level)
+            .map(|f| render_finding(f, outcome, options))
+            .collect();
+    }
+    items[3] = outcome.suppressed().map(render_suppressed).collect();
+    let mut reasons: Vec<(SuppressionReason, usize)> = Vec::new();
+    for reason in outcome.suppressed().filter_map(|f| f.suppression_reason) {
+        match reasons.iter_mut().find(|(r, _)| *r == reason) {
+            Some((_, n)) => *n += 1,
+            None => reasons.push((reason, 1)),
+        }
+    }
+    let suppressed_summary = reasons
+        .iter()
+        .map(|(r, n)| format!("{n} {}", r.description()))
+        .collect::<Vec<_>>()
+        .join("; ");
+    let sections = Sections {
+        head: render_head(outcome, options),
+        items,
+        suppressed_summary,
+    };
+
+    let lens = sections.items.each_ref().map(Vec::len);
+    let total: usize = lens.iter().sum();
+    let fits = |cut: usize| {
+        let body = sections.assemble(keep_after_cutting(lens, cut), options.max_chars);
+        (body.chars().count() <= options.max_chars).then_some(body)
+    };
+    if let Some(body) = fits(0) {
+        return body;
+    }
+    // The fewest cuts that fit: more cuts never make the body longer once the cut line shows.
+    let (mut low, mut high) = (1, total);
+    while low < high {
+        let mid = low + (high - low) / 2;
+        if fits(mid).is_some() {
+            high = mid;
+        } else {
+            low = mid + 1;
+        }
+    }
+    match fits(low) {
+        Some(body) => body,
+        // Even the head alone is over budget: cut at a character boundary.
+        None => sections
+            .assemble(keep_after_cutting(lens, total), options.max_chars)
+            .chars()
+            .take(options.max_chars)
+            .collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,8 +1,151 @@
-//! The JSON report (CONTRACT section 7).
+//! The JSON report (CONTRACT section 7), version 1.
 
-use crate::model::Outcome;
+use serde::Serialize;
+use serde_json::{json, Value};
 
-pub fn render_report(outcome: &Outcome) -> serde_json::Value {
-    let _ = outcome;
-    todo!("engine")
+use crate::model::{ConsensusLevel, Outcome};
+
+pub const REPORT_VERSION: u32 = 1;
+
+fn to_json<T: Serialize>(value: &T) -> Value {
+    // Our model types always serialise (string keys only); a failure would be a bug.
+    serde_json::to_value(value).unwrap_or(Value::Null)
+}
+
+/// Every finding (surfaced first, in rank order, then the suppressed) with its consensus
+/// fields, its synthesis fields and its members (each with its `finding_id`).
+pub fn render_report(outcome: &Outcome) -> Value {
+    let suppressed = outcome.suppressed().count();
+    json!({
+        "version": REPORT_VERSION,
+        "repository": outcome.repository,
+        "pull_request": outcome.pull_request,
+        "head_sha": outcome.head_sha,
+        "bots_ran": outcome.bots_ran,
+        "sources": to_json(&outcome.sources),
+        "counts": {
+            "confirmed": outcome.count_at(ConsensusLevel::Confirmed),
+            "needs-verification": outcome.count_at(ConsensusLevel::NeedsVerification),
+            "unverified": outcome.count_at(ConsensusLevel::Unverified),
+            "suppressed": suppressed,
+            "total": outcome.findings.len(),
+        },
+        "findings": to_json(&outcome.findings),
+        "fail_on": to_json(&outcome.fail_on),
+        "gate": outcome.gate.as_str(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::consensus::{compute_consensus, ConsensusOptions};
+    use crate::gate;
+    use crate::model::{
+        Coverage, FailOn, NormalizedFinding, Severity, SourceState, SourceStatus,
+        SynthesizedFinding,
+    };
+    use crate::synthesis::{synthesize, SynthesisOptions};
+
+    fn outcome() -> Outcome {
+        let findings = vec![
+            NormalizedFinding::new(
+                "coderabbit",
+                "cr-1",
+                Severity::Critical,
+                "security",
+                "SQL injection",
+            )
+            .at("app/db/queries.py", Some(39)),
+            NormalizedFinding::new(
+                "sourcery",
+                "s-1",
+                Severity::High,
+                "security",
+                "Injectable lookup",
+            )
+            .at("app/db/queries.py", Some(41)),
+            NormalizedFinding::new("sourcery", "s-6", Severity::Low, "style", "Typo")
+                .at("app/api/refunds.py", Some(25)),
+        ];
+        let options = ConsensusOptions {
+            bots_ran: Some(3),
+            ..ConsensusOptions::default()
+        };
+        let findings = synthesize(
+            compute_consensus(&findings, &options),
+            &SynthesisOptions::default(),
+        );
+        let status = |bot: &str, status, coverage| SourceStatus {
+            bot: bot.into(),
+            status,
+            coverage,
+            findings: 1,
+            skipped: 0,
+            notes: Vec::new(),
+        };
+        Outcome {
+            repository: "acme/payments-api".into(),
+            pull_request: Some(101),
+            head_sha: Some("8c1f0d3".into()),
+            bots_ran: 3,
+            sources: vec![
+                status("coderabbit", SourceState::Ok, Coverage::Reviewed),
+                status("sourcery", SourceState::Ok, Coverage::Reviewed),
+                status("gemini", SourceState::Missing, Coverage::Absent),
+            ],
+            gate: gate::decide(&findings, FailOn::Confirmed),
+            findings,
+            fail_on: FailOn::Confirmed,
+        }
+    }
+
+    #[test]
+    fn report_round_trips_with_contract_fields() {
+        let outcome = outcome();
+        let text = serde_json::to_string_pretty(&render_report(&outcome)).expect("serialise");
+        let report: Value = serde_json::from_str(&text).expect("parse back");
+        assert_eq!(report["version"], 1);
+        assert_eq!(report["repository"], "acme/payments-api");
+        assert_eq!(report["pull_request"], 101);
+        assert_eq!(report["head_sha"], "8c1f0d3");
+        assert_eq!(report["bots_ran"], 3);
+        assert_eq!(report["gate"], "fail");
+        assert_eq!(report["fail_on"], "confirmed");
+        assert_eq!(report["sources"][2]["bot"], "gemini");
+        assert_eq!(report["sources"][2]["status"], "missing");
+        assert_eq!(report["sources"][0]["findings"], 1);
+        assert_eq!(report["counts"]["confirmed"], 1);
+        assert_eq!(report["counts"]["suppressed"], 1);
+        assert_eq!(report["counts"]["total"], 2);
+
+        let first = &report["findings"][0];
+        assert_eq!(
+            first["detected_by"],
+            serde_json::json!(["coderabbit", "sourcery"])
+        );
+        assert_eq!(first["level"], "confirmed");
+        assert_eq!(first["line"], 39);
+        assert!((first["agreement_ratio"].as_f64().expect("ratio") - 2.0 / 3.0).abs() < 1e-12);
+        assert!(first["consensus_score"].is_f64());
+        assert_eq!(first["members"][0]["finding_id"], "cr-1");
+        assert_eq!(first["members"][1]["finding_id"], "s-1");
+        assert_eq!(
+            first["corroborated_by"],
+            serde_json::json!(["coderabbit", "sourcery"])
+        );
+        assert_eq!(first["contested_by"], serde_json::json!([]));
+        assert_eq!(first["merged_confidence"], "high");
+        assert_eq!(first["rank_score"], 18);
+        assert_eq!(first["suppressed"], false);
+        assert!(first["suppression_reason"].is_null());
+        let last = &report["findings"][1];
+        assert_eq!(last["suppressed"], true);
+        assert_eq!(last["suppression_reason"], "style-covered-by-linters");
+
+        // The findings deserialise back into the model unchanged.
+        let findings: Vec<SynthesizedFinding> =
+            serde_json::from_value(report["findings"].clone()).expect("findings");
+        assert_eq!(findings, outcome.findings);
+    }
 }

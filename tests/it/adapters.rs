@@ -8,7 +8,8 @@ use std::path::Path;
 
 use review_consensus::adapters::{self, default_sources, extract, is_known, ExtractOptions};
 use review_consensus::api::{self, CodeScanning, PrSnapshot};
-use review_consensus::model::{Coverage, NormalizedFinding, SourceState};
+use review_consensus::consensus::{compute_consensus, ConsensusOptions};
+use review_consensus::model::{ConsensusLevel, Coverage, NormalizedFinding, SourceState};
 use serde_json::Value;
 
 /// Load a saved-API-JSON folder (test-only loader; the product has its own).
@@ -592,6 +593,158 @@ fn extraction_matches_expected_findings() {
         assert_eq!(matched, expected, "{bot}: recall below 1");
         assert_eq!(matched, extracted, "{bot}: precision below 1");
     }
+}
+
+/// Which extracted finding each expected row is (same matching as the accuracy test).
+fn assign(expected: &[Expected], findings: &[NormalizedFinding]) -> BTreeMap<&'static str, usize> {
+    let mut used = vec![false; findings.len()];
+    let mut out = BTreeMap::new();
+    for e in expected {
+        if let Some(i) = (0..findings.len()).find(|&i| !used[i] && matches(e, &findings[i])) {
+            used[i] = true;
+            out.insert(e.tag, i);
+        }
+    }
+    out
+}
+
+/// An expected.md cluster table: multi-bot groups with their level, single findings with
+/// theirs, pairs that must stay apart, and the scenario's `bots_ran`.
+struct Clusters {
+    groups: &'static [(&'static [&'static str], ConsensusLevel)],
+    singles: &'static [(&'static str, ConsensusLevel)],
+    apart: &'static [(&'static str, &'static str)],
+    bots_ran: usize,
+}
+
+use ConsensusLevel::{Confirmed, NeedsVerification, Unverified};
+
+const CLUSTERS_101: Clusters = Clusters {
+    groups: &[
+        (&["CR1", "S1", "G1"], Confirmed),
+        (&["CR2", "G2"], Confirmed),
+        (&["CR3", "S3"], Confirmed),
+        (&["CR4", "S4"], Confirmed),
+    ],
+    singles: &[
+        ("S2", NeedsVerification),
+        ("G3", NeedsVerification),
+        ("CR5", NeedsVerification),
+        ("CR6", NeedsVerification),
+        ("CR7", NeedsVerification),
+        ("CR8", NeedsVerification),
+        ("S5", NeedsVerification),
+        ("S6", NeedsVerification),
+    ],
+    apart: &[("S2", "CR1"), ("G3", "CR5"), ("G3", "S6"), ("CR7", "CR5")],
+    bots_ran: 3,
+};
+
+const CLUSTERS_102: Clusters = Clusters {
+    groups: &[
+        (&["GM1", "CP1", "Q1"], Confirmed),
+        (&["GM2", "CP3"], Confirmed),
+        (&["GM3", "Q2"], Confirmed),
+    ],
+    singles: &[
+        ("CP2", NeedsVerification),
+        ("GM4", NeedsVerification),
+        ("GM5", NeedsVerification),
+        ("CP4", NeedsVerification),
+        ("CP5", NeedsVerification),
+        ("CP6", Unverified),
+        ("Q3", Unverified),
+    ],
+    apart: &[
+        ("CP2", "CP1"),
+        ("Q3", "GM2"),
+        ("GM5", "CP6"),
+        ("CP5", "GM5"),
+    ],
+    bots_ran: 3,
+};
+
+const CLUSTERS_103: Clusters = Clusters {
+    groups: &[
+        (&["E2", "E2'"], NeedsVerification),
+        (&["E7", "E7'"], NeedsVerification),
+    ],
+    singles: &[
+        ("E3", Unverified),
+        ("E3'", Unverified),
+        ("E4", Unverified),
+        ("E5a", Unverified),
+        ("E6a", Unverified),
+        ("E8", Unverified),
+        ("E9", Unverified),
+        ("E10", Unverified),
+    ],
+    apart: &[("E3", "E3'"), ("E9", "E2"), ("E5a", "E3")],
+    bots_ran: 6,
+};
+
+/// Run the engine on what the adapters extracted and check the expected.md merges. Rows of
+/// unregistered adapters are left out; levels are checked once every bot of the scenario is
+/// read (the denominator then matches expected.md).
+fn check_clusters(name: &str, expected: &[Expected], clusters: &Clusters) {
+    let x = run(name, &ExtractOptions::default());
+    let bots_ran = x.sources.iter().filter(|s| s.coverage.ran()).count().max(1);
+    let options = ConsensusOptions {
+        bots_ran: Some(bots_ran),
+        ..ConsensusOptions::default()
+    };
+    let out = compute_consensus(&x.findings, &options);
+    let index = assign(expected, &x.findings);
+    let cluster_of = |tag: &str| -> Option<usize> {
+        let f = &x.findings[*index.get(tag)?];
+        out.iter().position(|c| c.members.iter().any(|m| m == f))
+    };
+    let levels = bots_ran == clusters.bots_ran;
+    for (tags, level) in clusters.groups {
+        let present: Vec<&str> = tags
+            .iter()
+            .copied()
+            .filter(|t| index.contains_key(t))
+            .collect();
+        let Some(first) = present.first() else {
+            continue;
+        };
+        let c = cluster_of(first).expect("clustered");
+        for tag in &present {
+            assert_eq!(
+                cluster_of(tag),
+                Some(c),
+                "{name}: {tag} should merge with {first}"
+            );
+        }
+        assert_eq!(
+            out[c].members.len(),
+            present.len(),
+            "{name}: cluster of {first} has extra members"
+        );
+        if levels && present.len() == tags.len() {
+            assert_eq!(out[c].level, *level, "{name}: level of {tags:?}");
+        }
+    }
+    for (tag, level) in clusters.singles {
+        let Some(c) = cluster_of(tag) else { continue };
+        assert_eq!(out[c].members.len(), 1, "{name}: {tag} should stay alone");
+        if levels {
+            assert_eq!(out[c].level, *level, "{name}: level of {tag}");
+        }
+    }
+    for (a, b) in clusters.apart {
+        if let (Some(ca), Some(cb)) = (cluster_of(a), cluster_of(b)) {
+            assert_ne!(ca, cb, "{name}: {a} and {b} must not merge");
+        }
+    }
+}
+
+#[test]
+fn cross_bot_merges_happen_in_the_engine() {
+    check_clusters("pr-101-three-bots", PR101, &CLUSTERS_101);
+    check_clusters("pr-102-gemini-copilot", PR102, &CLUSTERS_102);
+    check_clusters("pr-103-edge-cases", PR103, &CLUSTERS_103);
 }
 
 fn status<'a>(x: &'a adapters::Extraction, bot: &str) -> &'a review_consensus::model::SourceStatus {

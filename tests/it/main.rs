@@ -1,4 +1,5 @@
-//! Integration tests: one binary, one module per area.
+//! The one integration-test binary: a module per area.
 
 mod adapters;
 mod adapters_more;
+mod engine;

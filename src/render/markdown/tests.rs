@@ -1,0 +1,404 @@
+use super::*;
+use crate::consensus::{compute_consensus, ConsensusOptions};
+use crate::gate;
+use crate::model::{Dispute, NormalizedFinding, Provenance, Severity, SourceState, SourceStatus};
+use crate::synthesis::{synthesize, SynthesisOptions};
+
+fn source(bot: &str, status: SourceState, coverage: Coverage, notes: &[&str]) -> SourceStatus {
+    SourceStatus {
+        bot: bot.into(),
+        status,
+        coverage,
+        findings: 0,
+        skipped: 0,
+        notes: notes.iter().map(|n| n.to_string()).collect(),
+    }
+}
+
+fn finding(
+    bot: &str,
+    id: u64,
+    severity: Severity,
+    category: &str,
+    file: &str,
+    line: u32,
+    title: &str,
+) -> NormalizedFinding {
+    let mut f =
+        NormalizedFinding::new(bot, id.to_string(), severity, category, title).at(file, Some(line));
+    f.provenance = Provenance {
+        comment_id: Some(id),
+        url: Some(format!(
+            "https://github.com/acme/payments-api/pull/101#discussion_r{id}"
+        )),
+        ..Provenance::default()
+    };
+    f
+}
+
+fn outcome_of(
+    findings: Vec<NormalizedFinding>,
+    sources: Vec<SourceStatus>,
+    fail_on: FailOn,
+) -> Outcome {
+    let bots_ran = sources.iter().filter(|s| s.coverage.ran()).count().max(1);
+    let options = ConsensusOptions {
+        bots_ran: Some(bots_ran),
+        ..ConsensusOptions::default()
+    };
+    let findings = synthesize(
+        compute_consensus(&findings, &options),
+        &SynthesisOptions::default(),
+    );
+    Outcome {
+        repository: "acme/payments-api".into(),
+        pull_request: Some(101),
+        head_sha: Some("8c1f0d3b".into()),
+        bots_ran,
+        sources,
+        gate: gate::decide(&findings, fail_on),
+        findings,
+        fail_on,
+    }
+}
+
+fn three_bots() -> Outcome {
+    let mut disputed = finding(
+        "sourcery",
+        7,
+        Severity::Medium,
+        "bug",
+        "app/api/payouts.py",
+        18,
+        "Payout id is not validated",
+    );
+    disputed.disputes = vec![Dispute {
+        by: "mkowalski".into(),
+        reason: "false positive".into(),
+    }];
+    let mut nit = finding(
+        "coderabbit",
+        8,
+        Severity::Low,
+        "maintainability",
+        "app/api/refunds.py",
+        4,
+        "Remove unused `json` import",
+    );
+    nit.nitpick = true;
+    let findings = vec![
+        finding(
+            "coderabbit",
+            1,
+            Severity::Critical,
+            "security",
+            "app/db/queries.py",
+            39,
+            "Bind `order_ref` as a parameter; the f-string makes the lookup injectable",
+        ),
+        finding(
+            "sourcery",
+            2,
+            Severity::High,
+            "security",
+            "app/db/queries.py",
+            41,
+            "SQL injection in per-order lookup",
+        ),
+        finding(
+            "gh-advanced-security",
+            3,
+            Severity::High,
+            "security",
+            "app/db/queries.py",
+            39,
+            "SQL query built from user-controlled sources",
+        ),
+        finding(
+            "coderabbit",
+            4,
+            Severity::High,
+            "bug",
+            "app/services/ledger.py",
+            57,
+            "Parse the amount with Decimal",
+        ),
+        finding(
+            "sourcery",
+            5,
+            Severity::Medium,
+            "bug",
+            "app/services/ledger.py",
+            57,
+            "float truncation refunds a cent too little",
+        ),
+        finding(
+            "gh-advanced-security",
+            6,
+            Severity::Medium,
+            "security",
+            "app/api/refunds.py",
+            45,
+            "Information exposure through an exception",
+        ),
+        disputed,
+        nit,
+        finding(
+            "sourcery",
+            9,
+            Severity::Low,
+            "style",
+            "app/api/refunds.py",
+            25,
+            "Typo \"recieved\" in docstring",
+        ),
+    ];
+    let mut sourcery = source("sourcery", SourceState::Ok, Coverage::Stale, &[]);
+    sourcery.skipped = 1;
+    sourcery.notes = vec!["comment 2561210412: no title".into()];
+    let sources = vec![
+        source("coderabbit", SourceState::Ok, Coverage::Reviewed, &[]),
+        sourcery,
+        source(
+            "gh-advanced-security",
+            SourceState::Ok,
+            Coverage::Reviewed,
+            &[],
+        ),
+        source(
+            "gemini",
+            SourceState::Missing,
+            Coverage::Declined,
+            &["posted only a rate-limit notice"],
+        ),
+        source(
+            "extra.sarif",
+            SourceState::Malformed,
+            Coverage::Absent,
+            &["not JSON: expected value at line 1"],
+        ),
+    ];
+    outcome_of(findings, sources, FailOn::Confirmed)
+}
+
+fn linked() -> RenderOptions {
+    RenderOptions {
+        server_url: Some("https://github.com/".into()),
+        ..RenderOptions::default()
+    }
+}
+
+#[test]
+fn comment_for_three_bots() {
+    let outcome = three_bots();
+    let body = render_comment(&outcome, &linked());
+    assert!(body.starts_with("<!-- review-bot-ack -->\n"));
+    assert!(body.contains(
+        "[app/db/queries.py:39](https://github.com/acme/payments-api/blob/8c1f0d3b/app/db/queries.py#L39)"
+    ));
+    assert!(body.contains("[detected by 3/3 bots, agreement 100%]"));
+    assert!(body.contains("**contested**"));
+    insta::assert_snapshot!(body);
+}
+
+#[test]
+fn loci_unlinked_without_server_url_or_sha() {
+    let mut outcome = three_bots();
+    let body = render_comment(&outcome, &RenderOptions::default());
+    assert!(!body.contains("/blob/"));
+    assert!(body.contains(" · app/db/queries.py:39 · "));
+    outcome.head_sha = None;
+    assert!(!render_comment(&outcome, &linked()).contains("/blob/"));
+}
+
+#[test]
+fn header_changes_the_marker() {
+    let options = RenderOptions {
+        header: Some("strict".into()),
+        ..RenderOptions::default()
+    };
+    let body = render_comment(&three_bots(), &options);
+    assert!(body.starts_with("<!-- review-bot-ack:strict -->\n"));
+}
+
+#[test]
+fn hostile_bot_text_is_inert() {
+    let hostile = [
+        "@org/team please look <!-- review-bot-ack -->",
+        "</details><details><summary>x",
+        "a | b | `c` [link](https://evil.example) @dana-ortiz",
+        "# heading\r\n\r\n- list\n<script>alert(1)</script>",
+    ];
+    let mut findings: Vec<NormalizedFinding> = hostile
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            finding(
+                "evil[bot]",
+                i as u64,
+                Severity::High,
+                "bug",
+                &format!("f{i}.py"),
+                1,
+                t,
+            )
+        })
+        .collect();
+    findings[0].provenance.url = Some("javascript:alert(1)".into());
+    findings[1].provenance.url = Some("https://github.com/x)](https://evil".into());
+    let sources = vec![
+        source(
+            "evil[bot]",
+            SourceState::Ok,
+            Coverage::Reviewed,
+            &["@admin <!-- review-bot-ack -->"],
+        ),
+        source(
+            "@someone",
+            SourceState::Malformed,
+            Coverage::Absent,
+            &["</details>"],
+        ),
+    ];
+    let mut outcome = outcome_of(findings, sources, FailOn::Confirmed);
+    outcome.findings[0].contested_by = vec!["@mallory".into()];
+    outcome.findings[0].contest_reasons = vec!["</details> @org/team".into()];
+    let body = render_comment(&outcome, &linked());
+    assert_eq!(
+        body.matches("review-bot-ack").count(),
+        1 + body.matches("&lt;!-- review-bot-ack").count()
+    );
+    assert_eq!(
+        body.matches("<!--").count(),
+        1,
+        "only our marker is an HTML comment"
+    );
+    assert_eq!(
+        body.matches("</details>").count(),
+        body.matches("<details>").count()
+    );
+    assert!(!body.contains("<script"));
+    assert!(!body.contains("javascript:"));
+    assert!(
+        body.contains("\\[link\\](https://evil.example)"),
+        "link syntax escaped"
+    );
+    assert!(
+        body.contains("(https://github.com/x%29%5D%28https://evil)"),
+        "url cannot end the link"
+    );
+    let chars: Vec<char> = body.chars().collect();
+    for pair in chars.windows(2) {
+        assert!(
+            !(pair[0] == '@' && pair[1].is_alphanumeric()),
+            "live mention in {body}"
+        );
+    }
+    insta::assert_snapshot!(body);
+}
+
+#[test]
+fn gate_verdicts() {
+    let mut outcome = three_bots();
+    assert!(render_comment(&outcome, &linked()).contains("gate failed"));
+    outcome.fail_on = FailOn::Never;
+    outcome.gate = Gate::Pass;
+    assert!(render_comment(&outcome, &linked()).contains("The gate is off"));
+    outcome.fail_on = FailOn::Confirmed;
+    outcome
+        .findings
+        .retain(|f| f.consensus.level != ConsensusLevel::Confirmed);
+    let body = render_comment(&outcome, &linked());
+    assert!(
+        body.contains("gate passed")
+            && body.contains("No surfaced finding at or above `confirmed`")
+    );
+}
+
+#[test]
+fn budget_cuts_lowest_tiers_first() {
+    let mut findings = Vec::new();
+    // 3 bots ran; 20 confirmed pairs, 200 single-bot needs-verification findings.
+    for i in 0..20u32 {
+        findings.push(finding(
+            "a",
+            u64::from(i),
+            Severity::High,
+            "bug",
+            &format!("c{i}.rs"),
+            1,
+            "Confirmed issue with a reasonably long title",
+        ));
+        findings.push(finding(
+            "b",
+            u64::from(i) + 1000,
+            Severity::High,
+            "bug",
+            &format!("c{i}.rs"),
+            1,
+            "Same issue",
+        ));
+    }
+    for i in 0..200u32 {
+        findings.push(finding(
+            "c",
+            u64::from(i) + 2000,
+            Severity::Medium,
+            "bug",
+            &format!("n{i}.rs"),
+            1,
+            "A finding only one bot raised",
+        ));
+    }
+    findings.push(finding(
+        "c",
+        9999,
+        Severity::Low,
+        "style",
+        "s.rs",
+        1,
+        "Style nit",
+    ));
+    let sources = ["a", "b", "c"]
+        .map(|b| source(b, SourceState::Ok, Coverage::Reviewed, &[]))
+        .to_vec();
+    let outcome = outcome_of(findings, sources, FailOn::Confirmed);
+    let full = render_comment(&outcome, &linked());
+    assert!(!full.contains("cut to fit"));
+
+    let max_chars = full.chars().count() / 2;
+    let options = RenderOptions {
+        max_chars,
+        ..linked()
+    };
+    let body = render_comment(&outcome, &options);
+    assert!(body.chars().count() <= max_chars);
+    assert!(
+        body.contains("Style nit") == false,
+        "suppressed list goes first"
+    );
+    assert_eq!(
+        body.matches("c1.rs:1").count() + body.matches("c19.rs:1").count(),
+        2,
+        "confirmed kept"
+    );
+    assert!(body.contains("n0.rs:1"), "the top of the lower tier stays");
+    assert!(!body.contains("n199.rs:1"), "its bottom is cut");
+    let cut_line = body
+        .lines()
+        .find(|l| l.contains("cut to fit"))
+        .expect("cut line");
+    assert!(cut_line.contains("1 suppressed"), "{cut_line}");
+    assert!(cut_line.contains("needs-verification"), "{cut_line}");
+    assert!(body.ends_with("_\n"));
+
+    // A budget smaller than the head still returns a bounded body starting with the marker.
+    let tiny = render_comment(
+        &outcome,
+        &RenderOptions {
+            max_chars: 40,
+            ..linked()
+        },
+    );
+    assert!(tiny.chars().count() <= 40 && tiny.starts_with(MARKER));
+}
