@@ -650,6 +650,78 @@ mod tests {
         assert_eq!(item_header("`notes`: x"), None);
     }
 
+    fn cr_user() -> Option<crate::api::User> {
+        Some(crate::api::User {
+            login: "coderabbitai[bot]".into(),
+            id: 136622811,
+            kind: "Bot".into(),
+        })
+    }
+
+    #[test]
+    fn review_body_sections() {
+        let body = "**Actionable comments posted: 1**\n\n\
+<details>\n<summary>♻️ Duplicate comments (2)</summary><blockquote>\n\n\
+<details>\n<summary>app/a.py (2)</summary><blockquote>\n\n\
+`10-12`: _⚠️ Potential issue_ | _🟠 Major_\n\n**Guard the null row.**\n\nStill valid.\n\n<!-- cr-comment:v1:aaa -->\n\n---\n\n\
+`40-41`: _⚠️ Potential issue_\n\n**Close the file handle.**\n\nIt leaks.\n\n\
+</blockquote></details>\n\n</blockquote></details>\n\n\
+<details>\n<summary>🟠 Major comments (1)</summary><blockquote>\n\n\
+<details>\n<summary>web/x.tsx-32-68 (1)</summary><blockquote>\n\n\
+_🚀 Performance & Scalability_\n\n**Memoise the rows.**\n\nRe-renders every keystroke.\n\n\
+</blockquote></details>\n\n</blockquote></details>\n\n\
+<details>\n<summary>🔇 Additional comments (1)</summary><blockquote>\n\n\
+<details>\n<summary>app/a.py (1)</summary><blockquote>\n\n`3-3`: **LGTM.**\n\n</blockquote></details>\n\n</blockquote></details>\n\n\
+<details>\n<summary>🤖 Prompt for all review comments with AI agents</summary>\n\n```\nIn `@app/a.py`:\n- Around line 10-12: guard.\n```\n\n</details>";
+        let mut snapshot = PrSnapshot::default();
+        snapshot.pull.head.sha = "h".into();
+        snapshot.review_comments.push(ReviewComment {
+            id: 5,
+            user: cr_user(),
+            body: "_⚠️ Potential issue_ | _🟠 Major_\n\n**Guard the null row.**\n\n<!-- cr-comment:v1:aaa -->".into(),
+            path: Some("app/a.py".into()),
+            start_line: Some(10),
+            line: Some(12),
+            commit_id: Some("old".into()),
+            ..ReviewComment::default()
+        });
+        snapshot.reviews.push(Review {
+            id: 77,
+            user: cr_user(),
+            body: Some(body.into()),
+            commit_id: Some("h".into()),
+            ..Review::default()
+        });
+        let out = CodeRabbit.parse(&snapshot, &["coderabbitai[bot]".to_owned()]);
+        let titles: Vec<&str> = out.findings.iter().map(|f| f.title.as_str()).collect();
+        assert_eq!(
+            titles,
+            vec![
+                "Guard the null row.",
+                "Memoise the rows.",
+                "Close the file handle."
+            ],
+            "the duplicate of the inline finding merges; LGTM notes and the digest are ignored"
+        );
+        let memo = &out.findings[1];
+        assert_eq!(
+            (memo.evidence.line, memo.evidence.end_line),
+            (Some(32), Some(68))
+        );
+        assert_eq!(
+            (memo.severity, memo.category.as_str()),
+            (Severity::High, "performance")
+        );
+        let dup = &out.findings[2];
+        assert_eq!(
+            (dup.severity, dup.category.as_str()),
+            (Severity::Medium, "bug")
+        );
+        assert_eq!(dup.finding_id, "review-77-2");
+        assert!(out.notes.iter().any(|n| n.contains("duplicate")));
+        assert_eq!(out.coverage, crate::model::Coverage::Reviewed);
+    }
+
     #[test]
     fn addressed_marker_and_hidden_id() {
         let p = parse_body("_⚠️ Potential issue_\n\n**Fix it.**\n\nBecause.\n\n<!-- cr-comment:v1:abc -->\n<!-- <review_comment_addressed> -->").unwrap();

@@ -301,14 +301,10 @@ pub fn paragraphs(markdown: &str, keep_inline_code: bool) -> Vec<String> {
             | Event::Rule => flush(&mut current, &mut out),
             Event::End(TagEnd::TableCell) => current.push(' '),
             Event::Text(t) => current.push_str(&t),
-            Event::Code(c) => {
-                current.push(' ');
-                if keep_inline_code {
-                    current.push('`');
-                    current.push_str(&c);
-                    current.push('`');
-                }
-                current.push(' ');
+            Event::Code(c) if keep_inline_code => {
+                current.push('`');
+                current.push_str(&c);
+                current.push('`');
             }
             Event::SoftBreak | Event::HardBreak => current.push(' '),
             Event::TaskListMarker(_) => {}
@@ -316,19 +312,7 @@ pub fn paragraphs(markdown: &str, keep_inline_code: bool) -> Vec<String> {
         }
     }
     flush(&mut current, &mut out);
-    out.into_iter().map(|p| tidy_code_spacing(&p)).collect()
-}
-
-/// Undo the padding added around inline code (`` ` x ` `` keeps its neighbours' spacing).
-fn tidy_code_spacing(text: &str) -> String {
-    collapse_whitespace(text)
-        .replace(" ` ", "` ")
-        .replace("( `", "(`")
-        .replace("` )", "`)")
-        .replace("` ,", "`,")
-        .replace("` .", "`.")
-        .replace("` ;", "`;")
-        .replace("` :", "`:")
+    out
 }
 
 /// Runs of whitespace become one space; leading/trailing whitespace removed.
@@ -498,6 +482,10 @@ mod tests {
             vec!["First para line two.", "x second"]
         );
         assert_eq!(paragraphs(md, true)[0], "First `code` para line two.");
+        assert_eq!(
+            paragraphs("(`a`)'s `b`-based", true)[0],
+            "(`a`)'s `b`-based"
+        );
     }
 
     #[test]
