@@ -6,6 +6,8 @@
 mod support;
 
 mod action_yml;
+mod adapters;
+mod adapters_more;
 mod checks;
 mod cli;
 mod config;
