@@ -362,3 +362,69 @@ fn example_workflows_use_declared_inputs() {
         "the action is used in README and every docs workflow"
     );
 }
+
+/// README's supported-bots table lists the registry, in order, with each adapter's logins.
+#[test]
+fn readme_bots_table_matches_the_registry() {
+    let readme = read("README.md");
+    let rows = table_rows(&section(&readme, "## Supported bots"));
+    let registry = review_consensus::adapters::registry();
+    let ids: Vec<&str> = rows.iter().map(|r| unquote(&r[0])).collect();
+    let expected: Vec<&str> = registry.iter().map(|a| a.id()).collect();
+    assert_eq!(ids, expected, "README bots table vs adapters::registry()");
+    for (row, adapter) in rows.iter().zip(registry) {
+        let logins: Vec<&str> = row[1].split('`').skip(1).step_by(2).collect();
+        assert_eq!(
+            logins,
+            adapter.default_logins(),
+            "README: default logins of `{}`",
+            adapter.id()
+        );
+        assert!(!row[2].is_empty(), "README: what `{}` reads", adapter.id());
+    }
+}
+
+/// README's example comment is `review-consensus demo`'s real output. After a change to the
+/// pipeline or the renderer, refresh it with
+/// `UPDATE_README=1 cargo test --test it readme_example`.
+#[test]
+fn readme_example_is_the_demo_output() {
+    let demo = review_consensus::demo::run().expect("demo runs");
+    let quoted: Vec<String> = demo
+        .comment
+        .trim_end()
+        .lines()
+        .map(|l| {
+            if l.is_empty() {
+                ">".to_owned()
+            } else {
+                format!("> {l}")
+            }
+        })
+        .collect();
+    let expected = format!(
+        "{}\n\n```text\n{}\n```\n",
+        quoted.join("\n"),
+        demo.verdict.trim_end()
+    );
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md");
+    let readme = read("README.md");
+    let (before, rest) = readme
+        .split_once("<!-- demo:begin -->\n")
+        .expect("README has <!-- demo:begin -->");
+    let (current, after) = rest
+        .split_once("<!-- demo:end -->")
+        .expect("README has <!-- demo:end -->");
+    if current == expected {
+        return;
+    }
+    if std::env::var_os("UPDATE_README").is_some() {
+        let updated = format!("{before}<!-- demo:begin -->\n{expected}<!-- demo:end -->{after}");
+        std::fs::write(&path, updated).unwrap();
+        return;
+    }
+    panic!(
+        "README's example is not the output of `review-consensus demo`; refresh it with \
+         UPDATE_README=1 cargo test --test it readme_example"
+    );
+}
