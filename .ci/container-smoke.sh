@@ -113,42 +113,52 @@ event = {"action": "synchronize", "number": pull["number"], "pull_request": pull
          "repository": pull["base"]["repo"]}
 json.dump(event, open(sys.argv[2], "w"))
 PY
-: >"$work/github/file_commands/output"
-: >"$work/github/file_commands/summary"
-set +e
-in_container -v "$work/github:/github" \
-  --env GITHUB_ACTIONS=true --env CI=true \
-  --env GITHUB_API_URL="$base_url" --env GITHUB_GRAPHQL_URL="$base_url/graphql" \
-  --env GITHUB_SERVER_URL=https://github.com \
-  --env GITHUB_REPOSITORY="$REPO" --env GITHUB_EVENT_NAME=pull_request \
-  --env GITHUB_EVENT_PATH=/github/workflow/event.json \
-  --env GITHUB_OUTPUT=/github/file_commands/output \
-  --env GITHUB_STEP_SUMMARY=/github/file_commands/summary \
-  --env RUNNER_TEMP=/github/runner_temp \
-  --env INPUT_GITHUB-TOKEN=fake \
-  "$ctr" -- /review-consensus >"$work/action.out" 2>"$work/action.err"
-action_rc=$?
-set -e
+# One run of the action, as the runner starts it; sets action_rc.
+run_action() {
+  : >"$work/github/file_commands/output"
+  : >"$work/github/file_commands/summary"
+  set +e
+  in_container -v "$work/github:/github" \
+    --env GITHUB_ACTIONS=true --env CI=true \
+    --env GITHUB_API_URL="$base_url" --env GITHUB_GRAPHQL_URL="$base_url/graphql" \
+    --env GITHUB_SERVER_URL=https://github.com \
+    --env GITHUB_REPOSITORY="$REPO" --env GITHUB_EVENT_NAME=pull_request \
+    --env GITHUB_EVENT_PATH=/github/workflow/event.json \
+    --env GITHUB_OUTPUT=/github/file_commands/output \
+    --env GITHUB_STEP_SUMMARY=/github/file_commands/summary \
+    --env RUNNER_TEMP=/github/runner_temp \
+    --env INPUT_GITHUB-TOKEN=fake \
+    "$ctr" -- /review-consensus >"$work/action.out" 2>"$work/action.err"
+  action_rc=$?
+  set -e
+}
 show_run() {
   echo "--- stdout"; cat "$work/action.out"
   echo "--- stderr"; cat "$work/action.err"
   echo "--- requests"; cat "$work/requests.log" 2>/dev/null || true
 }
-if [ "$action_rc" -ne "$expected_rc" ]; then
-  show_run
-  fail "the action exited $action_rc, the gate says $expected_rc"
-fi
-grep -q "^POST /repos/$REPO/issues/$PR/comments" "$work/requests.log" \
-  || { show_run; fail "no POST /repos/$REPO/issues/$PR/comments in the fake's request log"; }
-# The fake keeps what was written: the PR's comments now include one starting with the marker.
-python3 - "$base_url/repos/$REPO/issues/$PR/comments?per_page=100" "$MARKER" <<'PY' \
-  || { show_run; fail "the fake holds no sticky comment starting with $MARKER"; }
+# The sticky comments the fake now holds: exactly one must start with the marker.
+check_sticky() {
+  python3 - "$base_url/repos/$REPO/issues/$PR/comments?per_page=100" "$MARKER" <<'PY' \
+    || { show_run; fail "the fake does not hold exactly one comment starting with $MARKER"; }
 import json, sys, urllib.request
 comments = json.load(urllib.request.urlopen(sys.argv[1], timeout=10))
 sticky = [c for c in comments if (c.get("body") or "").startswith(sys.argv[2])]
 print(f"sticky comment {sticky[0]['id']}: {len(sticky[0]['body'])} chars" if len(sticky) == 1 else "")
 sys.exit(0 if len(sticky) == 1 else 1)
 PY
+}
+posts() {
+  grep -c "^POST /repos/$REPO/issues/$PR/comments" "$work/requests.log" || true
+}
+
+run_action
+if [ "$action_rc" -ne "$expected_rc" ]; then
+  show_run
+  fail "the action exited $action_rc, the gate says $expected_rc"
+fi
+[ "$(posts)" -eq 1 ] || { show_run; fail "expected one POST /repos/$REPO/issues/$PR/comments"; }
+check_sticky
 expected_gate=pass
 [ "$expected_rc" -eq 1 ] && expected_gate=fail
 grep -qx "gate=$expected_gate" "$work/github/file_commands/output" \
@@ -156,6 +166,14 @@ grep -qx "gate=$expected_gate" "$work/github/file_commands/output" \
 [ -s "$work/github/runner_temp/review-consensus.json" ] \
   || fail "no JSON report at \$RUNNER_TEMP/review-consensus.json"
 echo "action: exit $action_rc, gate=$expected_gate, sticky comment posted"
+
+# A second run (the next bot review) keeps the one comment: edited in place or left as it
+# is, never posted again.
+run_action
+[ "$action_rc" -eq "$expected_rc" ] || { show_run; fail "second run exited $action_rc"; }
+[ "$(posts)" -eq 1 ] || { show_run; fail "the second run posted a second comment"; }
+check_sticky
+echo "second run: exit $action_rc, still one sticky comment"
 
 # --- demo and doctor inside the image ----------------------------------------------------
 set +e
