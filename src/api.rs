@@ -134,6 +134,8 @@ pub struct CodeScanningAlert {
     pub most_recent_instance: AlertInstance,
     pub dismissed_reason: Option<String>,
     pub fixed_at: Option<String>,
+    /// When the alert was first seen: one older than the PR is pre-existing, not the PR's.
+    pub created_at: Option<String>,
 }
 
 /// A comment reference inside a GraphQL review thread.
@@ -187,6 +189,7 @@ pub struct PullRequest {
     pub user: Option<User>,
     pub head: Branch,
     pub base: Branch,
+    pub created_at: Option<String>,
 }
 
 /// Code scanning for the PR: its alerts, or why there are none to read.

@@ -1,9 +1,43 @@
 //! Bot adapters: one file per bot, each a pure function from one PR's API JSON to
 //! normalised findings. This module holds the trait, the registry and `extract`, which runs
-//! the configured adapters and applies what is common to all (thread state, disputes).
+//! the configured adapters and applies what is common to all: thread state (resolved /
+//! outdated), disputes in reply threads, unreadable objects and the source's status.
+//!
+//! Adding a bot: one file implementing `Adapter`, one line in `REGISTRY`, a fixture test.
+//! See docs/adapters.md.
+
+pub mod markdown;
+pub mod taxonomy;
+
+mod coderabbit;
+mod common;
+mod copilot;
+mod gh_advanced_security;
+mod sourcery;
+mod threads;
+
+// Adapters of the adapters-more branch (and their private helpers).
+mod codex;
+mod cursor_bugbot;
+mod deepsource;
+#[cfg(test)]
+mod fixture;
+mod gemini;
+mod generic;
+mod greptile;
+mod html;
+mod inline;
+mod qodo;
+pub mod sarif;
+
+pub use common::{
+    anchor, category_for, detail_after_title, detail_from, is_own_sticky, provenance, Activity,
+    Anchor, Identity, DETAIL_CHARS, TITLE_CHARS,
+};
 
 use crate::api::PrSnapshot;
-use crate::model::{Coverage, NormalizedFinding, SourceStatus};
+use crate::model::{Coverage, Dispute, NormalizedFinding, SourceState, SourceStatus};
+use threads::ThreadIndex;
 
 /// One configured bot source: which adapter reads it and under which logins.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -26,18 +60,68 @@ pub struct ExtractOptions {
 /// What one adapter made of one PR.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AdapterOutput {
+    /// Every finding the bot posted, resolved and outdated ones included: `extract` filters
+    /// them with the thread state and the options.
     pub findings: Vec<NormalizedFinding>,
     pub coverage: Coverage,
     /// One reason per comment that could not be read and was skipped.
     pub malformed: Vec<String>,
     pub notes: Vec<String>,
+    /// `finding_id`s the bot itself marked addressed or withdrawn (CodeRabbit's
+    /// `review_comment_addressed`): treated like findings in resolved threads.
+    pub withdrawn: Vec<String>,
+    /// How many of the bot's objects were read (findings or not: summaries, notices...).
+    /// With `malformed`, decides the status: malformed only when nothing could be read.
+    pub readable: usize,
+}
+
+impl Default for AdapterOutput {
+    fn default() -> Self {
+        AdapterOutput {
+            findings: Vec::new(),
+            coverage: Coverage::Absent,
+            malformed: Vec::new(),
+            notes: Vec::new(),
+            withdrawn: Vec::new(),
+            readable: 0,
+        }
+    }
 }
 
 /// What every adapter is: an id, the logins it answers to, and a pure parser.
 pub trait Adapter: Sync {
     fn id(&self) -> &'static str;
     fn default_logins(&self) -> &'static [&'static str];
+    /// GitHub user ids of the bot, matched besides the logins (stable across surfaces).
+    fn user_ids(&self) -> &'static [u64] {
+        &[]
+    }
+    /// Read the bot's objects of one PR. `logins` is never empty (defaults filled in).
     fn parse(&self, snapshot: &PrSnapshot, logins: &[String]) -> AdapterOutput;
+}
+
+/// Every built-in adapter. Add a bot: one file, one line here.
+static REGISTRY: &[&dyn Adapter] = &[
+    &coderabbit::CodeRabbit,
+    &sourcery::Sourcery,
+    &gh_advanced_security::GhAdvancedSecurity,
+    &copilot::Copilot,
+    &gemini::Gemini,
+    &qodo::Qodo,
+    &cursor_bugbot::CursorBugbot,
+    &greptile::Greptile,
+    &codex::Codex,
+    &deepsource::DeepSource,
+    &generic::Generic,
+];
+
+/// The registered adapters, in registry order.
+pub fn registry() -> &'static [&'static dyn Adapter] {
+    REGISTRY
+}
+
+fn find_adapter(id: &str) -> Option<&'static dyn Adapter> {
+    REGISTRY.iter().copied().find(|a| a.id() == id)
 }
 
 /// The findings of all configured sources and each source's status.
@@ -47,15 +131,22 @@ pub struct Extraction {
     pub sources: Vec<SourceStatus>,
 }
 
-/// Every built-in adapter with its default logins (the `bots` input's default).
+/// Every built-in adapter with its default logins (the `bots` input's default). Adapters
+/// without default logins (`generic`) only run when mapped to a login.
 pub fn default_sources() -> Vec<SourceConfig> {
-    todo!("adapters")
+    REGISTRY
+        .iter()
+        .filter(|a| !a.default_logins().is_empty())
+        .map(|a| SourceConfig {
+            adapter: a.id().to_owned(),
+            logins: Vec::new(),
+        })
+        .collect()
 }
 
 /// Whether `id` names a built-in adapter (for validating the `bots` input).
 pub fn is_known(id: &str) -> bool {
-    let _ = id;
-    todo!("adapters")
+    find_adapter(id).is_some()
 }
 
 /// Run the configured adapters over one PR.
@@ -64,6 +155,218 @@ pub fn extract(
     sources: &[SourceConfig],
     options: &ExtractOptions,
 ) -> Extraction {
-    let _ = (snapshot, sources, options);
-    todo!("adapters")
+    let threads = ThreadIndex::new(snapshot);
+    let mut findings = Vec::new();
+    let mut statuses = Vec::new();
+    for source in sources {
+        let Some(adapter) = find_adapter(&source.adapter) else {
+            statuses.push(SourceStatus {
+                bot: source.adapter.clone(),
+                status: SourceState::Missing,
+                coverage: Coverage::Absent,
+                findings: 0,
+                skipped: 0,
+                notes: vec![format!("no built-in adapter named `{}`", source.adapter)],
+            });
+            continue;
+        };
+        let logins: Vec<String> = if source.logins.is_empty() {
+            adapter
+                .default_logins()
+                .iter()
+                .map(|l| (*l).to_owned())
+                .collect()
+        } else {
+            source.logins.clone()
+        };
+        let identity = Identity::new(&logins, adapter.user_ids());
+        let output = adapter.parse(snapshot, &logins);
+        let (kept, status) =
+            finish_source(adapter.id(), output, snapshot, &threads, &identity, options);
+        findings.extend(kept);
+        statuses.push(status);
+    }
+    Extraction {
+        findings,
+        sources: statuses,
+    }
+}
+
+/// The common part of every source: unreadable objects, thread state, disputes, status.
+fn finish_source(
+    bot: &str,
+    mut output: AdapterOutput,
+    snapshot: &PrSnapshot,
+    threads: &ThreadIndex<'_>,
+    identity: &Identity,
+    options: &ExtractOptions,
+) -> (Vec<NormalizedFinding>, SourceStatus) {
+    for item in &snapshot.unreadable {
+        if item
+            .login
+            .as_deref()
+            .is_some_and(|l| identity.matches_login(l))
+        {
+            let id = item.id.map_or_else(|| "?".to_owned(), |id| id.to_string());
+            output
+                .malformed
+                .push(format!("{} #{id}: {}", item.surface, item.reason));
+        }
+    }
+    let readable = output.readable.max(output.findings.len());
+    let candidates = output.findings.len();
+    if candidates > 0 && output.coverage == Coverage::Absent {
+        output.coverage = Coverage::Reviewed;
+    }
+
+    let (mut resolved, mut outdated) = (0usize, 0usize);
+    let mut kept = Vec::with_capacity(candidates);
+    for mut finding in std::mem::take(&mut output.findings) {
+        // Untrusted text: one line, bounded, whatever the adapter did.
+        finding.title =
+            markdown::shorten(&markdown::collapse_whitespace(&finding.title), TITLE_CHARS);
+        finding.detail = markdown::shorten(&finding.detail, DETAIL_CHARS + 80);
+        let state = threads.state(finding.provenance.comment_id);
+        let is_resolved = state.resolved || output.withdrawn.contains(&finding.finding_id);
+        if is_resolved && !options.include_resolved {
+            resolved += 1;
+            continue;
+        }
+        if state.outdated && !options.include_outdated {
+            outdated += 1;
+            continue;
+        }
+        if let Some(comment_id) = finding.provenance.comment_id {
+            for (by, reason) in threads.disputes(comment_id, identity) {
+                if !finding
+                    .disputes
+                    .iter()
+                    .any(|d| d.by == by && d.reason == reason)
+                {
+                    finding.disputes.push(Dispute { by, reason });
+                }
+            }
+        }
+        kept.push(finding);
+    }
+
+    let mut notes = output.notes;
+    if resolved + outdated > 0 {
+        notes.push(dropped_note(resolved, outdated));
+    }
+    let skipped = output.malformed.len();
+    notes.extend(output.malformed.iter().map(|r| format!("skipped: {r}")));
+    let status = if skipped > 0 && readable == 0 {
+        SourceState::Malformed
+    } else if !output.coverage.ran() {
+        SourceState::Missing
+    } else {
+        SourceState::Ok
+    };
+    let status = SourceStatus {
+        bot: bot.to_owned(),
+        status,
+        coverage: output.coverage,
+        findings: kept.len(),
+        skipped,
+        notes,
+    };
+    (kept, status)
+}
+
+fn dropped_note(resolved: usize, outdated: usize) -> String {
+    let mut parts = Vec::new();
+    if resolved > 0 {
+        parts.push(format!("{resolved} resolved (include-resolved keeps them)"));
+    }
+    if outdated > 0 {
+        parts.push(format!("{outdated} outdated (include-outdated keeps them)"));
+    }
+    format!("not counted: {}", parts.join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::{ReviewComment, Unreadable, User};
+
+    fn bot(login: &str) -> Option<User> {
+        Some(User {
+            login: login.to_owned(),
+            id: 1,
+            kind: "Bot".to_owned(),
+        })
+    }
+
+    fn source(id: &str) -> SourceConfig {
+        SourceConfig {
+            adapter: id.to_owned(),
+            logins: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn registry_and_defaults() {
+        for id in ["coderabbit", "sourcery", "gh-advanced-security", "copilot"] {
+            assert!(is_known(id), "{id}");
+            assert!(default_sources().iter().any(|s| s.adapter == id));
+        }
+        assert!(!is_known("nope"));
+        let x = extract(
+            &PrSnapshot::default(),
+            &[source("nope")],
+            &ExtractOptions::default(),
+        );
+        assert_eq!(x.sources[0].status, SourceState::Missing);
+        assert!(x.sources[0].notes[0].contains("nope"));
+    }
+
+    #[test]
+    fn malformed_only_when_nothing_was_readable() {
+        let mut snapshot = PrSnapshot::default();
+        snapshot.unreadable.push(Unreadable {
+            surface: "review_comments".into(),
+            id: Some(5),
+            login: Some("sourcery-ai[bot]".into()),
+            reason: "invalid type: string, expected u64".into(),
+        });
+        let x = extract(&snapshot, &[source("sourcery")], &ExtractOptions::default());
+        let s = &x.sources[0];
+        assert_eq!((s.status, s.skipped), (SourceState::Malformed, 1));
+        assert!(s.notes[0].contains("review_comments #5"));
+
+        snapshot.review_comments.push(ReviewComment {
+            id: 6,
+            user: bot("sourcery-ai[bot]"),
+            body: "**issue (bug_risk):** Off by one.".into(),
+            path: Some("a.py".into()),
+            line: Some(3),
+            ..ReviewComment::default()
+        });
+        let x = extract(&snapshot, &[source("sourcery")], &ExtractOptions::default());
+        let s = &x.sources[0];
+        assert_eq!((s.status, s.skipped, s.findings), (SourceState::Ok, 1, 1));
+        assert_eq!(s.coverage, Coverage::Reviewed);
+    }
+
+    #[test]
+    fn remapped_logins_replace_the_defaults() {
+        let mut snapshot = PrSnapshot::default();
+        snapshot.review_comments.push(ReviewComment {
+            id: 6,
+            user: bot("my-sourcery[bot]"),
+            body: "**issue (bug_risk):** Off by one.".into(),
+            path: Some("a.py".into()),
+            line: Some(3),
+            ..ReviewComment::default()
+        });
+        let default = extract(&snapshot, &[source("sourcery")], &ExtractOptions::default());
+        assert!(default.findings.is_empty());
+        let mapped = SourceConfig {
+            adapter: "sourcery".into(),
+            logins: vec!["my-sourcery[bot]".into()],
+        };
+        let x = extract(&snapshot, &[mapped], &ExtractOptions::default());
+        assert_eq!(x.findings.len(), 1);
+    }
 }
