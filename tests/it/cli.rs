@@ -58,7 +58,7 @@ fn bad_inputs_exit_2_naming_the_input_and_never_print_the_token() {
         ("INPUT_BOTS", "coderabbit,nonesuch", "bots", "`nonesuch`"),
     ] {
         let mut vars = actions_env("pull_request", &event);
-        vars.push((key, value));
+        vars.extend([(key, value), ("RUNNER_DEBUG", "1")]);
         let output = run::<&str>(&[], &vars);
         let (stdout, stderr) = text(&output);
         assert_eq!(
