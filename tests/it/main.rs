@@ -3,6 +3,7 @@
 #[allow(dead_code)]
 mod support;
 
+mod action;
 mod checks;
 mod config;
 mod engine;
