@@ -10,6 +10,7 @@ pub mod adapters;
 pub mod api;
 pub mod config;
 pub mod consensus;
+pub mod demo;
 pub mod gate;
 pub mod github;
 pub mod local;

@@ -12,8 +12,10 @@ use secrecy::SecretString;
 
 pub use inputs::INPUT_NAMES;
 
-use crate::adapters::SourceConfig;
+use crate::adapters::{ExtractOptions, SourceConfig};
+use crate::consensus::ConsensusOptions;
 use crate::model::FailOn;
+use crate::pipeline::AnalysisOptions;
 
 /// A configuration error: always names the input and the values it accepts.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -96,6 +98,23 @@ impl Config {
         I: IntoIterator<Item = (String, String)>,
     {
         inputs::from_pairs(vars.into_iter().collect())
+    }
+
+    /// The pure pipeline's knobs these inputs set (synthesis keeps its defaults).
+    pub fn analysis_options(&self) -> AnalysisOptions {
+        AnalysisOptions {
+            extract: ExtractOptions {
+                include_outdated: self.include_outdated,
+                include_resolved: self.include_resolved,
+            },
+            consensus: ConsensusOptions {
+                bots_ran: self.bots_ran,
+                line_window: self.line_window,
+                title_overlap: self.title_overlap,
+            },
+            fail_on: self.fail_on,
+            ..AnalysisOptions::default()
+        }
     }
 }
 

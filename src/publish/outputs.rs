@@ -6,6 +6,39 @@ use std::path::Path;
 
 use rand::Rng;
 
+use crate::model::{ConsensusLevel, Outcome};
+
+/// The action's outputs (CONTRACT section 4), ready for `write_outputs`. `comment` is the
+/// sticky comment's id and URL when one was written.
+pub fn action_outputs(
+    outcome: &Outcome,
+    comment: Option<(u64, &str)>,
+    report: &Path,
+) -> Vec<(&'static str, String)> {
+    let count = |level| outcome.count_at(level).to_string();
+    vec![
+        ("confirmed", count(ConsensusLevel::Confirmed)),
+        (
+            "needs-verification",
+            count(ConsensusLevel::NeedsVerification),
+        ),
+        ("unverified", count(ConsensusLevel::Unverified)),
+        ("suppressed", outcome.suppressed().count().to_string()),
+        ("total", outcome.findings.len().to_string()),
+        ("bots-ran", outcome.bots_ran.to_string()),
+        ("gate", outcome.gate.as_str().to_owned()),
+        (
+            "comment-id",
+            comment.map(|(id, _)| id.to_string()).unwrap_or_default(),
+        ),
+        (
+            "comment-url",
+            comment.map(|(_, url)| url.to_owned()).unwrap_or_default(),
+        ),
+        ("report", report.display().to_string()),
+    ]
+}
+
 /// Append `name=value` pairs to the `GITHUB_OUTPUT` file (heredoc with a random delimiter
 /// for multi-line values).
 pub fn write_outputs(path: &Path, outputs: &[(&str, String)]) -> io::Result<()> {

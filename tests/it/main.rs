@@ -5,6 +5,7 @@ mod support;
 
 mod action;
 mod checks;
+mod cli;
 mod config;
 mod engine;
 mod fetch;

@@ -2,7 +2,10 @@
 
 use std::fs;
 
-use review_consensus::publish::outputs::{append_step_summary, write_outputs, write_report};
+use review_consensus::model::{FailOn, Gate, Outcome};
+use review_consensus::publish::outputs::{
+    action_outputs, append_step_summary, write_outputs, write_report,
+};
 use serde_json::json;
 
 /// Parse a GITHUB_OUTPUT file the way the runner does (name=value or name<<DELIM heredoc).
@@ -116,4 +119,49 @@ fn the_report_is_written_with_its_parent_folders() {
     let back: serde_json::Value =
         serde_json::from_str(&fs::read_to_string(&path).expect("read")).expect("json");
     assert_eq!(back, report);
+}
+
+#[test]
+fn action_outputs_cover_the_contract_names() {
+    let outcome = Outcome {
+        repository: "acme/api".to_owned(),
+        pull_request: Some(3),
+        head_sha: None,
+        bots_ran: 4,
+        sources: Vec::new(),
+        findings: Vec::new(),
+        fail_on: FailOn::Confirmed,
+        gate: Gate::Pass,
+    };
+    let report = std::path::Path::new("/tmp/r.json");
+    let outputs = action_outputs(&outcome, Some((77, "https://x/c/77")), report);
+    let names: Vec<_> = outputs.iter().map(|(n, _)| *n).collect();
+    assert_eq!(
+        names,
+        [
+            "confirmed",
+            "needs-verification",
+            "unverified",
+            "suppressed",
+            "total",
+            "bots-ran",
+            "gate",
+            "comment-id",
+            "comment-url",
+            "report"
+        ]
+    );
+    let get = |name: &str| {
+        outputs
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| v.as_str())
+    };
+    assert_eq!(get("bots-ran"), Some("4"));
+    assert_eq!(get("gate"), Some("pass"));
+    assert_eq!(get("total"), Some("0"));
+    assert_eq!(get("comment-id"), Some("77"));
+    assert_eq!(get("report"), Some("/tmp/r.json"));
+    let without = action_outputs(&outcome, None, report);
+    assert_eq!(without[7], ("comment-id", String::new()));
 }

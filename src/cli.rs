@@ -1,0 +1,259 @@
+//! The command line (CONTRACT section 1): no subcommand inside Actions is the action;
+//! `demo`, `run` and `render` are for laptops. Each returns the process exit code on
+//! success; errors go back to `main`, which alone maps them to exit codes.
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use clap::{Args, CommandFactory, Parser, Subcommand};
+use review_consensus::action::{self, RunRequest};
+use review_consensus::config::{resolve_pr, Config, ConfigError, GitHubEnv, PrTarget};
+use review_consensus::model::Outcome;
+use review_consensus::publish::{commands, outputs};
+use review_consensus::render::{self, RenderOptions};
+use review_consensus::{demo, local, pipeline};
+
+/// Exit code when there is nothing to do or the gate passed.
+const OK: u8 = 0;
+/// Exit code for "no subcommand outside Actions": a usage error, like clap's.
+const USAGE: u8 = 2;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "review-consensus",
+    version,
+    about = "Merge review-bot findings on a pull request by consensus and gate on them",
+    long_about = "Merge review-bot findings on a pull request by consensus and gate on them.\n\n\
+        Without a subcommand inside GitHub Actions (GITHUB_ACTIONS=true) it runs as the action, \
+        configured through its INPUT_* variables."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Offline, no token: the whole pipeline on a bundled PR reviewed by three bots.
+    Demo,
+    /// The action from a laptop: read a PR with GITHUB_TOKEN, analyse, publish.
+    Run(RunArgs),
+    /// Offline: analyse saved inputs, print the comment, exit with the gate's code.
+    Render(RenderArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The repository, `OWNER/NAME`.
+    #[arg(long, value_name = "OWNER/NAME")]
+    pub repo: String,
+    /// The pull request number.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub pr: u64,
+    /// Write nothing to GitHub; print the comment instead.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Also save what was fetched as a saved-API-JSON folder (replay it with `render`).
+    #[arg(long, value_name = "DIR")]
+    pub save: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct RenderArgs {
+    /// Write the JSON report here.
+    #[arg(long, value_name = "PATH")]
+    pub report: Option<PathBuf>,
+    /// The agreement denominator (default: the sources that ran).
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub bots_ran: Option<String>,
+    /// Lines apart that still count as the same finding (default 3).
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub line_window: Option<String>,
+    /// Title similarity, 0 to 1, for findings without a line (default 0.5).
+    #[arg(long, value_name = "X", allow_negative_numbers = true)]
+    pub title_overlap: Option<String>,
+    /// confirmed, needs-verification, unverified or never (default confirmed).
+    #[arg(long, value_name = "LEVEL")]
+    pub fail_on: Option<String>,
+    /// Saved-API-JSON folders, normalised-findings JSON files or SARIF files.
+    #[arg(required = true, value_name = "INPUT")]
+    pub inputs: Vec<PathBuf>,
+}
+
+/// The process environment as pairs; variables that are not UTF-8 cannot be ours.
+pub fn env_pairs() -> Vec<(String, String)> {
+    std::env::vars_os()
+        .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+        .collect()
+}
+
+pub fn dispatch(cli: Cli, vars: Vec<(String, String)>) -> anyhow::Result<u8> {
+    let in_actions = GitHubEnv::from_vars(vars.clone()).in_actions;
+    match cli.command {
+        None if in_actions => action_mode(vars),
+        None => {
+            print_err(&Cli::command().render_help().to_string());
+            Ok(USAGE)
+        }
+        Some(Command::Demo) => demo_mode(),
+        Some(Command::Run(args)) => run_mode(args, vars),
+        Some(Command::Render(args)) => render_mode(args, vars),
+    }
+}
+
+fn action_mode(vars: Vec<(String, String)>) -> anyhow::Result<u8> {
+    let config = Config::from_inputs(vars.clone())?;
+    let env = GitHubEnv::from_vars(vars);
+    let event = read_event(&env)?;
+    let Some(target) = resolve_pr(&config, &env, event.as_ref())? else {
+        let event = env.event_name.as_deref().unwrap_or("unknown");
+        print_out(&commands::notice(&format!(
+            "no pull request in this `{event}` event; nothing to gate"
+        )));
+        return Ok(OK);
+    };
+    if config.token.is_none() {
+        return Err(ConfigError {
+            input: "github-token".to_owned(),
+            message: "empty; pass `${{ github.token }}` (the default) or another token".to_owned(),
+        }
+        .into());
+    }
+    let result = run_request(&config, &env, target, false, None)?;
+    Ok(gate_code(&result.outcome))
+}
+
+fn read_event(env: &GitHubEnv) -> anyhow::Result<Option<serde_json::Value>> {
+    let Some(path) = &env.event_path else {
+        return Ok(None);
+    };
+    let text = std::fs::read_to_string(path).with_context(|| {
+        format!(
+            "cannot read the event payload GITHUB_EVENT_PATH={}",
+            path.display()
+        )
+    })?;
+    serde_json::from_str(&text)
+        .map(Some)
+        .with_context(|| format!("the event payload {} is not JSON", path.display()))
+}
+
+fn run_mode(args: RunArgs, vars: Vec<(String, String)>) -> anyhow::Result<u8> {
+    let config = Config::from_inputs(vars.clone())?;
+    if config.token.is_none() {
+        return Err(ConfigError {
+            input: "GITHUB_TOKEN".to_owned(),
+            message: "not set; `run` reads the token from GITHUB_TOKEN".to_owned(),
+        }
+        .into());
+    }
+    let env = GitHubEnv::from_vars(vars);
+    let (owner, repo) = match args.repo.split_once('/') {
+        Some((o, r)) if !o.is_empty() && !r.is_empty() && !r.contains('/') => (o, r),
+        _ => {
+            return Err(ConfigError {
+                input: "--repo".to_owned(),
+                message: format!("`{}` is not `OWNER/NAME`", args.repo),
+            }
+            .into())
+        }
+    };
+    let target = PrTarget {
+        owner: owner.to_owned(),
+        repo: repo.to_owned(),
+        number: args.pr,
+        head_sha: None,
+        from_fork: false,
+    };
+    let result = run_request(&config, &env, target, args.dry_run, args.save)?;
+    if args.dry_run {
+        print_out(&result.comment);
+    }
+    print_err(&demo::verdict(&result.outcome));
+    Ok(gate_code(&result.outcome))
+}
+
+fn run_request(
+    config: &Config,
+    env: &GitHubEnv,
+    target: PrTarget,
+    dry_run: bool,
+    save_dir: Option<PathBuf>,
+) -> anyhow::Result<action::RunResult> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    runtime.block_on(action::run(RunRequest {
+        config,
+        env,
+        target,
+        dry_run,
+        save_dir,
+    }))
+}
+
+fn render_mode(args: RenderArgs, vars: Vec<(String, String)>) -> anyhow::Result<u8> {
+    let flags = [
+        ("INPUT_BOTS-RAN", &args.bots_ran),
+        ("INPUT_LINE-WINDOW", &args.line_window),
+        ("INPUT_TITLE-OVERLAP", &args.title_overlap),
+        ("INPUT_FAIL-ON", &args.fail_on),
+    ];
+    let pairs = flags
+        .into_iter()
+        .filter_map(|(key, value)| Some((key.to_owned(), value.clone()?)));
+    // The validators are the inputs'; the error names the flag.
+    let config = Config::from_inputs(pairs).map_err(|e| ConfigError {
+        input: format!("--{}", e.input),
+        message: e.message,
+    })?;
+    let (snapshot, extra) = local::load_inputs(&args.inputs)?;
+    let outcome = pipeline::analyze(
+        snapshot.as_ref(),
+        &config.sources,
+        extra,
+        &config.analysis_options(),
+    );
+    let server_url = snapshot
+        .as_ref()
+        .map(|_| GitHubEnv::from_vars(vars).server_url);
+    let comment = render::render_comment(
+        &outcome,
+        &RenderOptions {
+            server_url,
+            ..RenderOptions::default()
+        },
+    );
+    print_out(&comment);
+    if let Some(path) = &args.report {
+        outputs::write_report(path, &render::render_report(&outcome))
+            .with_context(|| format!("cannot write the report to {}", path.display()))?;
+    }
+    print_err(&demo::verdict(&outcome));
+    Ok(gate_code(&outcome))
+}
+
+fn demo_mode() -> anyhow::Result<u8> {
+    let demo = demo::run()?;
+    print_out(&demo.comment);
+    print_out(&demo.verdict);
+    // The demo shows a verdict; it did not gate anything.
+    Ok(OK)
+}
+
+fn gate_code(outcome: &Outcome) -> u8 {
+    u8::try_from(outcome.gate.exit_code()).unwrap_or(1)
+}
+
+/// The only place the CLI writes to stdout (the comment, workflow commands).
+#[allow(clippy::print_stdout)]
+pub fn print_out(text: &str) {
+    println!("{}", text.trim_end_matches('\n'));
+}
+
+/// The only place the CLI writes to stderr (help, verdicts, plain errors).
+#[allow(clippy::print_stderr)]
+pub fn print_err(text: &str) {
+    eprintln!("{}", text.trim_end_matches('\n'));
+}

@@ -1,0 +1,264 @@
+//! The real binary, spawned with a clean environment: exit codes, messages, outputs.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const BIN: &str = env!("CARGO_BIN_EXE_review-consensus");
+const FAKE_TOKEN: &str = "ghs_FAKEfakeFAKEfake0123456789token";
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+}
+
+fn run(args: &[&str], vars: &[(&str, &str)]) -> Output {
+    Command::new(BIN)
+        .args(args)
+        .env_clear()
+        .envs(vars.iter().copied())
+        .output()
+        .expect("the binary runs")
+}
+
+fn text(output: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+/// The variables the runner sets for a container action, for an event payload on disk.
+fn actions_env<'a>(event_name: &'a str, event_path: &'a str) -> Vec<(&'a str, &'a str)> {
+    vec![
+        ("GITHUB_ACTIONS", "true"),
+        ("GITHUB_REPOSITORY", "acme/payments-api"),
+        ("GITHUB_EVENT_NAME", event_name),
+        ("GITHUB_EVENT_PATH", event_path),
+        ("INPUT_GITHUB-TOKEN", FAKE_TOKEN),
+        ("INPUT_FAIL-ON", ""),
+        ("INPUT_BOTS", ""),
+    ]
+}
+
+fn write_event(dir: &Path, payload: &str) -> String {
+    let path = dir.join("event.json");
+    std::fs::write(&path, payload).expect("event written");
+    path.display().to_string()
+}
+
+#[test]
+fn bad_inputs_exit_2_naming_the_input_and_never_print_the_token() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let event = write_event(dir.path(), r#"{"pull_request": {"number": 1}}"#);
+    for (key, value, named, quoted) in [
+        ("INPUT_FAIL-ON", "maybe", "fail-on", "`maybe`"),
+        ("INPUT_LINE-WINDOW", "-1", "line-window", "`-1`"),
+        ("INPUT_TITLE-OVERLAP", "2", "title-overlap", "`2`"),
+        ("INPUT_BOTS", "coderabbit,nonesuch", "bots", "`nonesuch`"),
+    ] {
+        let mut vars = actions_env("pull_request", &event);
+        vars.push((key, value));
+        let output = run(&[], &vars);
+        let (stdout, stderr) = text(&output);
+        assert_eq!(
+            output.status.code(),
+            Some(2),
+            "{key}={value}: {stdout}{stderr}"
+        );
+        assert!(
+            stdout.contains(&format!("::error::invalid input `{named}`")),
+            "{stdout}"
+        );
+        assert!(stdout.contains(quoted), "the bad value is quoted: {stdout}");
+        assert!(!stdout.contains(FAKE_TOKEN) && !stderr.contains(FAKE_TOKEN));
+    }
+}
+
+#[test]
+fn a_missing_token_with_a_pr_is_a_config_error() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let event = write_event(dir.path(), r#"{"pull_request": {"number": 3}}"#);
+    let mut vars = actions_env("pull_request", &event);
+    vars.retain(|(k, _)| *k != "INPUT_GITHUB-TOKEN");
+    vars.push(("INPUT_GITHUB-TOKEN", ""));
+    let output = run(&[], &vars);
+    let (stdout, _) = text(&output);
+    assert_eq!(output.status.code(), Some(2), "{stdout}");
+    assert!(stdout.contains("`github-token`"), "{stdout}");
+}
+
+#[test]
+fn no_pr_in_the_event_is_a_notice_and_exit_0() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for (event_name, payload) in [
+        ("push", r#"{"ref": "refs/heads/main"}"#),
+        (
+            "issue_comment",
+            r#"{"issue": {"number": 8}, "comment": {"body": "hi"}}"#,
+        ),
+        ("workflow_run", r#"{"workflow_run": {"pull_requests": []}}"#),
+    ] {
+        let event = write_event(dir.path(), payload);
+        let output = run(&[], &actions_env(event_name, &event));
+        let (stdout, stderr) = text(&output);
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{event_name}: {stdout}{stderr}"
+        );
+        assert!(
+            stdout.contains(&format!(
+                "::notice::no pull request in this `{event_name}` event; nothing to gate"
+            )),
+            "{stdout}"
+        );
+        assert!(!stdout.contains(FAKE_TOKEN) && !stderr.contains(FAKE_TOKEN));
+    }
+}
+
+#[test]
+fn an_unreadable_event_is_a_runtime_error_exit_3() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let event = write_event(dir.path(), "{not json");
+    let output = run(&[], &actions_env("pull_request", &event));
+    let (stdout, _) = text(&output);
+    assert_eq!(output.status.code(), Some(3), "{stdout}");
+    assert!(stdout.starts_with("::error::the event payload"), "{stdout}");
+    assert_eq!(stdout.lines().count(), 1, "one error line: {stdout}");
+}
+
+#[test]
+fn no_subcommand_outside_actions_prints_help_and_exits_2() {
+    let output = run(&[], &[]);
+    let (_, stderr) = text(&output);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr.contains("Usage: review-consensus"), "{stderr}");
+    assert!(
+        stderr.contains("render") && stderr.contains("demo"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn run_without_a_token_or_with_a_bad_repo_exits_2() {
+    let output = run(&["run", "--repo", "acme/payments-api", "--pr", "1"], &[]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(text(&output).1.contains("GITHUB_TOKEN"));
+    let output = run(
+        &["run", "--repo", "acme", "--pr", "1"],
+        &[("GITHUB_TOKEN", FAKE_TOKEN)],
+    );
+    let (stdout, stderr) = text(&output);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr.contains("`--repo`"), "{stderr}");
+    assert!(!stdout.contains(FAKE_TOKEN) && !stderr.contains(FAKE_TOKEN));
+    let output = run(
+        &["run", "--repo", "acme/x", "--pr", "0"],
+        &[("GITHUB_TOKEN", FAKE_TOKEN)],
+    );
+    assert_eq!(output.status.code(), Some(2), "clap rejects PR 0");
+}
+
+#[test]
+fn render_flags_are_validated_like_inputs() {
+    let output = run(&["render", "--line-window", "-1", "x.json"], &[]);
+    let (_, stderr) = text(&output);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("invalid input `--line-window`"), "{stderr}");
+    assert!(stderr.contains("non-negative integer"), "{stderr}");
+}
+
+#[test]
+fn render_names_an_input_it_cannot_read() {
+    let output = run(&["render", "/nonexistent/findings.json"], &[]);
+    let (_, stderr) = text(&output);
+    assert_eq!(output.status.code(), Some(3), "{stderr}");
+    assert!(stderr.contains("/nonexistent/findings.json"), "{stderr}");
+}
+
+const TWO_BOTS_AGREE: &str = r#"[
+  {"bot": "semgrep", "finding_id": "s1", "severity": "high", "category": "security",
+   "title": "SQL injection in the refund query", "evidence": {"file": "app/db.py", "line": 12}},
+  {"bot": "custom-linter", "finding_id": "c1", "severity": "high", "category": "security",
+   "title": "SQL injection in refund query", "evidence": {"file": "app/db.py", "line": 13}}
+]"#;
+
+fn render_findings(extra: &[&str]) -> (Output, serde_json::Value) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let input = dir.path().join("findings.json");
+    std::fs::write(&input, TWO_BOTS_AGREE).expect("written");
+    let report = dir.path().join("out/report.json");
+    let mut args = vec!["render", "--report", report.to_str().expect("utf-8")];
+    args.extend_from_slice(extra);
+    args.push(input.to_str().expect("utf-8"));
+    let output = run(&args, &[]);
+    let report = std::fs::read_to_string(&report)
+        .map(|t| serde_json::from_str(&t).expect("the report is JSON"))
+        .unwrap_or(serde_json::Value::Null);
+    (output, report)
+}
+
+#[test]
+fn render_on_normalised_findings_gates_and_writes_the_report() {
+    let (output, report) = render_findings(&[]);
+    let (stdout, stderr) = text(&output);
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "two bots agree: confirmed: {stdout}{stderr}"
+    );
+    assert!(stdout.starts_with("<!-- review-bot-ack -->"), "{stdout}");
+    assert!(stdout.contains("SQL injection"), "{stdout}");
+    assert!(stderr.contains("gate: fail — 1 confirmed"), "{stderr}");
+    assert_eq!(report["version"], 1);
+    assert_eq!(report["gate"], "fail");
+    assert_eq!(report["bots_ran"], 2);
+
+    let (output, report) = render_findings(&["--fail-on", "never"]);
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(report["gate"], "pass");
+
+    let (output, _) = render_findings(&["--bots-ran", "8", "--fail-on", "confirmed"]);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "2 of 8 bots is not a confirmation"
+    );
+}
+
+#[test]
+fn render_on_a_fixture_folder_gates_and_writes_the_report() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let report = dir.path().join("report.json");
+    let folder = fixture("pr-101-three-bots");
+    let output = run(
+        &[
+            "render",
+            "--report",
+            report.to_str().expect("utf-8"),
+            folder.to_str().expect("utf-8"),
+        ],
+        &[],
+    );
+    let (stdout, stderr) = text(&output);
+    assert_eq!(output.status.code(), Some(1), "{stdout}{stderr}");
+    assert!(stdout.starts_with("<!-- review-bot-ack -->"), "{stdout}");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).expect("report written"))
+            .expect("json");
+    assert_eq!(report["repository"], "acme/payments-api");
+    assert_eq!(report["pull_request"], 101);
+    assert_eq!(report["gate"], "fail");
+}
+
+#[test]
+fn demo_prints_the_comment_and_the_verdict_without_a_token() {
+    let output = run(&["demo"], &[]);
+    let (stdout, stderr) = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(stdout.starts_with("<!-- review-bot-ack -->"), "{stdout}");
+    let verdict = stdout.lines().last().unwrap_or_default();
+    assert!(verdict.starts_with("gate: fail — "), "{verdict}");
+    assert!(verdict.ends_with("(fail-on: confirmed)"), "{verdict}");
+}
