@@ -12,6 +12,20 @@ pub mod taxonomy;
 mod common;
 mod threads;
 
+// Adapters of the adapters-more branch (and their private helpers).
+pub mod sarif;
+mod codex;
+mod cursor_bugbot;
+mod deepsource;
+#[cfg(test)]
+mod fixture;
+mod gemini;
+mod generic;
+mod greptile;
+mod html;
+mod inline;
+mod qodo;
+
 pub use common::{
     anchor, category_for, detail_from, is_own_sticky, provenance, Activity, Anchor, Identity,
     DETAIL_CHARS,
@@ -83,7 +97,15 @@ pub trait Adapter: Sync {
 }
 
 /// Every built-in adapter. Add a bot: one file, one line here.
-static REGISTRY: &[&dyn Adapter] = &[];
+static REGISTRY: &[&dyn Adapter] = &[
+    &gemini::Gemini,
+    &qodo::Qodo,
+    &cursor_bugbot::CursorBugbot,
+    &greptile::Greptile,
+    &codex::Codex,
+    &deepsource::DeepSource,
+    &generic::Generic,
+];
 
 /// The registered adapters, in registry order.
 pub fn registry() -> &'static [&'static dyn Adapter] {

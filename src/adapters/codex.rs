@@ -1,0 +1,83 @@
+//! OpenAI Codex (`chatgpt-codex-connector[bot]`): one finding per inline comment, a bold
+//! first line carrying a shields.io priority badge and the title,
+//! `**<sub><sub>![P1 Badge](https://img.shields.io/badge/P1-orange?style=flat)</sub></sub>  Title**`
+//! (P0 critical … P3 low), then prose and the `Useful? React with 👍 / 👎.` footer.
+
+use crate::adapters::inline;
+use crate::adapters::taxonomy::{self, NativeCategory};
+use crate::adapters::{html, markdown, Activity, Adapter, AdapterOutput, Identity};
+use crate::api::PrSnapshot;
+use crate::model::Severity;
+
+/// Notices that mean Codex did not review.
+const DECLINED: &[&str] = &["usage limit", "codex couldn't", "unable to review"];
+
+pub struct Codex;
+
+impl Adapter for Codex {
+    fn id(&self) -> &'static str {
+        "codex"
+    }
+
+    fn default_logins(&self) -> &'static [&'static str] {
+        &["chatgpt-codex-connector[bot]"]
+    }
+
+    fn parse(&self, snapshot: &PrSnapshot, logins: &[String]) -> AdapterOutput {
+        let identity = Identity::new(logins, self.user_ids());
+        let mut activity = Activity::new(snapshot.head_sha());
+        let mut out = AdapterOutput::default();
+        inline::read_comments(snapshot, &identity, &mut activity, &mut out, |comment, anchor| {
+            let body = markdown::normalize_newlines(&comment.body);
+            let (severity, title, explanation) = match read_header(&body) {
+                Some((severity, title)) if !title.is_empty() => {
+                    (severity, title, explanation(&body))
+                }
+                // no badge: read it as plain prose at the default severity
+                _ => {
+                    let title = inline::sentence_title(&body).ok_or("no title")?;
+                    (Severity::Medium, title, body.clone())
+                }
+            };
+            Ok(inline::finding(
+                self.id(),
+                comment,
+                anchor,
+                severity,
+                &title,
+                NativeCategory::none(),
+                &explanation,
+            ))
+        });
+        inline::note_activity(snapshot, &identity, DECLINED, &mut activity, &mut out);
+        out.coverage = activity.coverage();
+        out
+    }
+}
+
+/// The badge's priority and the title that follows it on the bold first line.
+pub(crate) fn read_header(body: &str) -> Option<(Severity, String)> {
+    let first = body.trim_start().lines().next()?;
+    let start = first.find("![")?;
+    let (alt, rest) = first[start + 2..].split_once("](")?;
+    let (url, after) = rest.split_once(')')?;
+    let severity = taxonomy::priority_severity(alt.split_whitespace().next().unwrap_or(""))
+        .or_else(|| {
+            let badge = url.split("/badge/").nth(1)?;
+            taxonomy::priority_severity(badge.split('-').next()?)
+        })?;
+    let title = html::strip_tags(after)
+        .trim_matches(|c: char| c == '*' || c.is_whitespace())
+        .to_owned();
+    Some((severity, title))
+}
+
+/// The prose after the header line, without the feedback footer.
+pub(crate) fn explanation(body: &str) -> String {
+    let body = body.trim_start();
+    let rest = body.split_once('\n').map_or("", |(_, rest)| rest);
+    rest.lines()
+        .filter(|line| !line.trim_start().starts_with("Useful? React with"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}

@@ -1,0 +1,243 @@
+//! Gemini Code Assist (`gemini-code-assist[bot]`): one finding per inline comment, severity
+//! from the badge image on the first line (`![high](…/high-priority.svg)`; the critical
+//! asset is `critical.svg`, older bodies link `critical-priority.svg`), no title of its own:
+//! the first sentence of the prose is the title. The summary (issue comment or review) and the
+//! `## Code Review` overview review carry no per-line findings and are never read.
+
+use crate::adapters::inline;
+use crate::adapters::markdown;
+use crate::adapters::taxonomy::NativeCategory;
+use crate::adapters::{Activity, Adapter, AdapterOutput, Identity};
+use crate::api::PrSnapshot;
+use crate::model::Severity;
+
+/// Notices that mean Gemini did not review (quota, unsupported files).
+const DECLINED: &[&str] = &[
+    "unable to generate a review",
+    "daily quota limit",
+    "rate limit",
+];
+
+pub struct Gemini;
+
+impl Adapter for Gemini {
+    fn id(&self) -> &'static str {
+        "gemini"
+    }
+
+    fn default_logins(&self) -> &'static [&'static str] {
+        &["gemini-code-assist[bot]"]
+    }
+
+    fn user_ids(&self) -> &'static [u64] {
+        &[176961590]
+    }
+
+    fn parse(&self, snapshot: &PrSnapshot, logins: &[String]) -> AdapterOutput {
+        let identity = Identity::new(logins, self.user_ids());
+        let mut activity = Activity::new(snapshot.head_sha());
+        let mut out = AdapterOutput::default();
+        inline::read_comments(snapshot, &identity, &mut activity, &mut out, |comment, anchor| {
+            let body = markdown::normalize_newlines(&comment.body);
+            let (severity, rest) = read_badge(&body);
+            let title = inline::sentence_title(rest).ok_or("no text after the severity badge")?;
+            Ok(inline::finding(
+                self.id(),
+                comment,
+                anchor,
+                severity.unwrap_or(Severity::Medium),
+                &title,
+                NativeCategory::none(),
+                rest,
+            ))
+        });
+        inline::note_activity(snapshot, &identity, DECLINED, &mut activity, &mut out);
+        out.coverage = activity.coverage();
+        out
+    }
+}
+
+/// The severity badge at the start of the body and the text after it.
+pub(crate) fn read_badge(body: &str) -> (Option<Severity>, &str) {
+    let trimmed = body.trim_start();
+    let Some(rest) = trimmed.strip_prefix("![") else {
+        return (None, body);
+    };
+    let Some((alt, rest)) = rest.split_once("](") else {
+        return (None, body);
+    };
+    let Some((url, rest)) = rest.split_once(')') else {
+        return (None, body);
+    };
+    let severity = severity_word(alt).or_else(|| severity_word(url_stem(url)));
+    match severity {
+        Some(severity) => (Some(severity), rest),
+        None => (None, body),
+    }
+}
+
+/// `https://…/high-priority.svg?x` -> `high-priority`.
+fn url_stem(url: &str) -> &str {
+    let path = url.split(['?', '#']).next().unwrap_or(url);
+    let file = path.rsplit('/').next().unwrap_or(path);
+    file.rsplit_once('.').map_or(file, |(stem, _)| stem)
+}
+
+/// `critical`, `high-priority`, `Medium`, … -> the severity.
+fn severity_word(word: &str) -> Option<Severity> {
+    let word = word.trim().to_ascii_lowercase();
+    let word = word.strip_suffix("-priority").unwrap_or(&word);
+    match word {
+        "critical" => Some(Severity::Critical),
+        "high" => Some(Severity::High),
+        "medium" => Some(Severity::Medium),
+        "low" => Some(Severity::Low),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::adapters::{fixture, ExtractOptions};
+    use crate::model::{CategorySource, Coverage, SourceState};
+
+    #[test]
+    fn badge_from_alt_text_or_url_in_both_critical_spellings() {
+        let cases = [
+            ("![critical](https://www.gstatic.com/codereviewagent/critical.svg)\n\nx", Some(Severity::Critical)),
+            ("![critical](https://www.gstatic.com/codereviewagent/critical-priority.svg) x", Some(Severity::Critical)),
+            ("![badge](https://www.gstatic.com/codereviewagent/critical-priority.svg?v=2) x", Some(Severity::Critical)),
+            ("![High](https://www.gstatic.com/codereviewagent/high-priority.svg) x", Some(Severity::High)),
+            ("  ![medium](https://x/medium-priority.svg) x", Some(Severity::Medium)),
+            ("![low](https://x/low-priority.svg) x", Some(Severity::Low)),
+            ("![logo](https://x/logo.svg) x", None),
+            ("![unclosed](https://x/high", None),
+            ("no badge at all", None),
+        ];
+        for (body, expected) in cases {
+            assert_eq!(read_badge(body).0, expected, "{body}");
+        }
+        assert_eq!(read_badge("![low](u)\n\nRest.").1, "\n\nRest.");
+    }
+
+    /// pr-102 expected.md, GM1-GM5: file, line, severity, category.
+    #[test]
+    fn pr102_five_inline_findings_as_expected() {
+        let out = fixture::parse(&Gemini, "pr-102-gemini-copilot");
+        assert!(out.malformed.is_empty(), "{:?}", out.malformed);
+        assert_eq!(out.coverage, Coverage::Reviewed);
+        let got: Vec<_> = out
+            .findings
+            .iter()
+            .map(|f| {
+                (
+                    f.provenance.comment_id.unwrap_or(0),
+                    f.evidence.file.as_str(),
+                    f.evidence.line,
+                    f.severity,
+                    f.category.as_str(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (2529904410, "app/webhooks/verify.py", Some(20), Severity::Critical, "security"),
+                (2529904411, "web/src/lib/currency.ts", Some(21), Severity::High, "bug"),
+                (2529904412, "app/services/fx_rates.py", Some(32), Severity::Medium, "bug"),
+                (2529904413, "app/services/fx_rates.py", Some(40), Severity::Medium, "performance"),
+                (2529904414, "app/services/fx_rates.py", Some(17), Severity::Low, "style"),
+            ]
+        );
+        let gm1 = &out.findings[0];
+        assert!(gm1.title.starts_with("Comparing the signatures with !="), "{}", gm1.title);
+        assert!(gm1.title.chars().count() <= 120, "long first sentence shortened");
+        let gm5 = &out.findings[4].title;
+        assert!(gm5.starts_with("Per PEP 8, function names should be snake_case; consider renaming getRates"));
+        assert!(gm5.ends_with('…'), "cut at a word boundary: {gm5}");
+        assert_eq!(gm1.provenance.review_id, Some(3447102953));
+        assert_eq!(
+            gm1.provenance.commit.as_deref(),
+            Some("b71e4c09d2a35f6e8b0c1d2e3f4a5b6c7d8e9f01")
+        );
+        assert_eq!(
+            gm1.provenance.url.as_deref(),
+            Some("https://github.com/acme/payments-api/pull/102#discussion_r2529904410")
+        );
+        assert_eq!(gm1.provenance.category_source, Some(CategorySource::Keyword));
+        assert!(!gm1.detail.contains("```"), "suggestion block not in detail");
+        assert!(out.findings.iter().all(|f| f.bot == "gemini" && f.confidence == 1.0));
+    }
+
+    /// Summary issue comment, `## Code Review` review and the human `/gemini review` never
+    /// become findings: only the five inline comments do.
+    #[test]
+    fn pr102_summary_and_overview_are_ignored() {
+        let out = fixture::parse(&Gemini, "pr-102-gemini-copilot");
+        assert_eq!(out.findings.len(), 5);
+        assert!(out
+            .findings
+            .iter()
+            .all(|f| f.provenance.comment_id.is_some_and(|id| id < 2_600_000_000)));
+        assert!(out.findings.iter().all(|f| !f.title.contains("Summary")));
+    }
+
+    /// pr-103: E3' (performance, inside CodeRabbit's range), E4 (CRLF + unicode + a forged
+    /// marker, high/bug), E5c (empty body: malformed), summary and overview reviews ignored,
+    /// coverage stale (Gemini reviewed only the earlier head).
+    #[test]
+    fn pr103_edge_cases() {
+        let extraction = fixture::extract_one("gemini", &[], "pr-103-edge-cases", &ExtractOptions::default());
+        let status = &extraction.sources[0];
+        assert_eq!(status.status, SourceState::Ok);
+        assert_eq!(status.coverage, Coverage::Stale);
+        assert_eq!(status.skipped, 1, "{:?}", status.notes);
+        assert!(status.notes.iter().any(|n| n.contains("2561205503") && n.contains("empty")));
+        let got: Vec<_> = extraction
+            .findings
+            .iter()
+            .map(|f| (f.evidence.file.as_str(), f.evidence.line, f.severity, f.category.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("web/src/i18n/ja.ts", Some(4), Severity::High, "bug"),
+                ("app/services/reconcile.py", Some(22), Severity::Medium, "performance"),
+            ]
+        );
+        let e4 = &extraction.findings[0];
+        assert!(!e4.title.contains('\r'));
+        assert!(e4.title.starts_with("The placeholder {amount} uses single braces"), "{}", e4.title);
+    }
+
+    #[test]
+    fn badge_without_text_is_malformed_and_no_badge_is_medium() {
+        use crate::api::{ReviewComment, User};
+        let comment = |id: u64, body: &str| ReviewComment {
+            id,
+            user: Some(User {
+                login: "gemini-code-assist[bot]".into(),
+                id: 176961590,
+                kind: "Bot".into(),
+            }),
+            body: body.into(),
+            path: Some("a.py".into()),
+            line: Some(3),
+            original_line: Some(3),
+            ..ReviewComment::default()
+        };
+        let snapshot = PrSnapshot {
+            review_comments: vec![
+                comment(1, "![high](https://x/high-priority.svg)\n\n"),
+                comment(2, "Plain prose without a badge. More."),
+            ],
+            ..PrSnapshot::default()
+        };
+        let out = Gemini.parse(&snapshot, &["gemini-code-assist[bot]".to_owned()]);
+        assert_eq!(out.malformed.len(), 1);
+        assert_eq!(out.findings.len(), 1);
+        assert_eq!(out.findings[0].severity, Severity::Medium);
+        assert_eq!(out.findings[0].title, "Plain prose without a badge.");
+    }
+}

@@ -1,0 +1,99 @@
+//! Greptile (`greptile-apps[bot]`): one finding per inline comment. Current comments open
+//! with a priority badge, `<a href="#"><img alt="P1" src="…/badges/p1.svg?v=9"></a> **Title**`
+//! (P0 critical, P1 high, P2 medium, P3/P4 low); older ones with a type prefix
+//! `**logic:**`, `**style:**`, `**syntax:**`. The `Greptile Summary` issue comment (with its
+//! PR-level confidence score) is not a finding.
+
+use crate::adapters::inline;
+use crate::adapters::taxonomy::{self, NativeCategory};
+use crate::adapters::{html, markdown, Activity, Adapter, AdapterOutput, Identity};
+use crate::api::PrSnapshot;
+use crate::model::{Category, Severity};
+
+/// Notices that mean Greptile did not review.
+const DECLINED: &[&str] = &["reviews paused", "review limit", "usage limit"];
+
+pub struct Greptile;
+
+impl Adapter for Greptile {
+    fn id(&self) -> &'static str {
+        "greptile"
+    }
+
+    fn default_logins(&self) -> &'static [&'static str] {
+        &["greptile-apps[bot]"]
+    }
+
+    fn parse(&self, snapshot: &PrSnapshot, logins: &[String]) -> AdapterOutput {
+        let identity = Identity::new(logins, self.user_ids());
+        let mut activity = Activity::new(snapshot.head_sha());
+        let mut out = AdapterOutput::default();
+        inline::read_comments(snapshot, &identity, &mut activity, &mut out, |comment, anchor| {
+            let body = markdown::normalize_newlines(&comment.body);
+            let (severity, native, title, explanation) = read_body(&body)?;
+            Ok(inline::finding(
+                self.id(),
+                comment,
+                anchor,
+                severity,
+                &title,
+                native,
+                &explanation,
+            ))
+        });
+        inline::note_activity(snapshot, &identity, DECLINED, &mut activity, &mut out);
+        out.coverage = activity.coverage();
+        out
+    }
+}
+
+/// Severity, weak category, title and explanation of one inline comment.
+fn read_body(body: &str) -> Result<(Severity, NativeCategory, String, String), String> {
+    if let Some(severity) = read_priority(body) {
+        let trimmed = body.trim_start();
+        let (first, rest) = trimmed.split_once('\n').unwrap_or((trimmed, ""));
+        let title = markdown::first_bold_span(first)
+            .or_else(|| inline::sentence_title(rest))
+            .ok_or("priority badge without a title")?;
+        return Ok((severity, NativeCategory::none(), title, rest.to_owned()));
+    }
+    if let Some((category, rest)) = type_prefix(body) {
+        let title = inline::sentence_title(rest).ok_or("type prefix without text")?;
+        return Ok((
+            Severity::Medium,
+            NativeCategory::weak(category),
+            title,
+            rest.to_owned(),
+        ));
+    }
+    let title = markdown::first_bold_span(body)
+        .or_else(|| inline::sentence_title(body))
+        .ok_or("no title")?;
+    Ok((Severity::Medium, NativeCategory::none(), title, body.to_owned()))
+}
+
+/// The priority badge on the first line, from its alt text or its `pN.svg` file name.
+pub(crate) fn read_priority(body: &str) -> Option<Severity> {
+    let first_line = body.trim_start().lines().next().unwrap_or("");
+    html::images(first_line).iter().find_map(|img| {
+        taxonomy::priority_severity(&img.alt).or_else(|| {
+            let path = img.src.split(['?', '#']).next().unwrap_or("");
+            let file = path.rsplit('/').next().unwrap_or("");
+            taxonomy::priority_severity(file.strip_suffix(".svg").unwrap_or(file))
+        })
+    })
+}
+
+/// The older `**logic:** text` prefix: the weak category it implies and the text after it.
+pub(crate) fn type_prefix(body: &str) -> Option<(Category, &str)> {
+    let rest = body.trim_start().strip_prefix("**")?;
+    let (label, rest) = rest.split_once(":**")?;
+    let category = match label.trim().to_ascii_lowercase().as_str() {
+        "logic" | "syntax" => Category::Bug,
+        "style" => Category::Style,
+        "performance" => Category::Performance,
+        "security" => Category::Security,
+        _ => return None,
+    };
+    Some((category, rest))
+}
