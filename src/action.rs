@@ -68,7 +68,7 @@ pub async fn run(request: RunRequest<'_>) -> anyhow::Result<RunResult> {
     }
 
     console.group("Analyze");
-    let extra = sarif_sources(&config.sarif, parse_sarif);
+    let extra = sarif_sources(&config.sarif, crate::adapters::sarif::parse);
     let outcome = pipeline::analyze(Some(&snapshot), &config.sources, extra, &options(config));
     let markdown = render::render_comment(
         &outcome,
@@ -321,11 +321,6 @@ pub fn sarif_sources(
         }
     }
     sources
-}
-
-/// Until the SARIF adapter lands: every SARIF file is reported as unreadable.
-fn parse_sarif(_text: &str) -> Result<Vec<ExtraSource>, String> {
-    Err("SARIF input is not supported by this build".to_owned())
 }
 
 /// Workflow commands on stdout, only inside Actions (a laptop run prints none).

@@ -27,28 +27,34 @@ impl Adapter for Codex {
         let identity = Identity::new(logins, self.user_ids());
         let mut activity = Activity::new(snapshot.head_sha());
         let mut out = AdapterOutput::default();
-        inline::read_comments(snapshot, &identity, &mut activity, &mut out, |comment, anchor| {
-            let body = markdown::normalize_newlines(&comment.body);
-            let (severity, title, explanation) = match read_header(&body) {
-                Some((severity, title)) if !title.is_empty() => {
-                    (severity, title, explanation(&body))
-                }
-                // no badge: read it as plain prose at the default severity
-                _ => {
-                    let title = inline::sentence_title(&body).ok_or("no title")?;
-                    (Severity::Medium, title, body.clone())
-                }
-            };
-            Ok(inline::finding(
-                self.id(),
-                comment,
-                anchor,
-                severity,
-                &title,
-                NativeCategory::none(),
-                &explanation,
-            ))
-        });
+        inline::read_comments(
+            snapshot,
+            &identity,
+            &mut activity,
+            &mut out,
+            |comment, anchor| {
+                let body = markdown::normalize_newlines(&comment.body);
+                let (severity, title, explanation) = match read_header(&body) {
+                    Some((severity, title)) if !title.is_empty() => {
+                        (severity, title, explanation(&body))
+                    }
+                    // no badge: read it as plain prose at the default severity
+                    _ => {
+                        let title = inline::sentence_title(&body).ok_or("no title")?;
+                        (Severity::Medium, title, body.clone())
+                    }
+                };
+                Ok(inline::finding(
+                    self.id(),
+                    comment,
+                    anchor,
+                    severity,
+                    &title,
+                    NativeCategory::none(),
+                    &explanation,
+                ))
+            },
+        );
         inline::note_activity(snapshot, &identity, DECLINED, &mut activity, &mut out);
         out.coverage = activity.coverage();
         out

@@ -38,28 +38,34 @@ impl Adapter for CursorBugbot {
         let mut out = AdapterOutput::default();
         // finding_id -> the copy's anchor is outdated
         let mut outdated: HashMap<u64, bool> = HashMap::new();
-        inline::read_comments(snapshot, &identity, &mut activity, &mut out, |comment, anchor| {
-            let bug = read_body(&comment.body)?;
-            let explanation = if bug.description.is_empty() {
-                markdown::strip_hidden(&markdown::normalize_newlines(&comment.body))
-            } else {
-                bug.description.clone()
-            };
-            let mut finding = inline::finding(
-                self.id(),
-                comment,
-                anchor,
-                bug.severity.unwrap_or(Severity::Medium),
-                &bug.title,
-                NativeCategory::weak(Category::Bug),
-                &explanation,
-            );
-            if let Some(id) = bug.bug_id {
-                finding.finding_id = id;
-            }
-            outdated.insert(comment.id, anchor.outdated);
-            Ok(finding)
-        });
+        inline::read_comments(
+            snapshot,
+            &identity,
+            &mut activity,
+            &mut out,
+            |comment, anchor| {
+                let bug = read_body(&comment.body)?;
+                let explanation = if bug.description.is_empty() {
+                    markdown::strip_hidden(&markdown::normalize_newlines(&comment.body))
+                } else {
+                    bug.description.clone()
+                };
+                let mut finding = inline::finding(
+                    self.id(),
+                    comment,
+                    anchor,
+                    bug.severity.unwrap_or(Severity::Medium),
+                    &bug.title,
+                    NativeCategory::weak(Category::Bug),
+                    &explanation,
+                );
+                if let Some(id) = bug.bug_id {
+                    finding.finding_id = id;
+                }
+                outdated.insert(comment.id, anchor.outdated);
+                Ok(finding)
+            },
+        );
         let before = out.findings.len();
         out.findings = dedup_by_bug_id(std::mem::take(&mut out.findings), &outdated);
         if out.findings.len() < before {
@@ -112,9 +118,13 @@ pub(crate) fn read_body(body: &str) -> Result<BugbotBody, String> {
     let title = first_heading(&body)
         .map(|t| t.strip_prefix("Bug:").unwrap_or(&t).trim().to_owned())
         .filter(|t| !t.is_empty());
-    let description = between(&body, "<!-- DESCRIPTION START -->", "<!-- DESCRIPTION END -->")
-        .map(|d| d.trim().to_owned())
-        .unwrap_or_default();
+    let description = between(
+        &body,
+        "<!-- DESCRIPTION START -->",
+        "<!-- DESCRIPTION END -->",
+    )
+    .map(|d| d.trim().to_owned())
+    .unwrap_or_default();
     let Some(title) = title else {
         return Err("no `### title` heading".to_owned());
     };
@@ -229,13 +239,21 @@ mod tests {
         assert_eq!(e8.severity, Severity::High);
         assert_eq!(e8.category, "bug");
         assert_eq!(e8.evidence.file, "app/api/payouts.py");
-        assert_eq!((e8.evidence.line, e8.evidence.end_line), (Some(55), Some(58)));
+        assert_eq!(
+            (e8.evidence.line, e8.evidence.end_line),
+            (Some(55), Some(58))
+        );
         assert_eq!(e8.provenance.comment_id, Some(2561302207));
         assert_eq!(
             e8.provenance.commit.as_deref(),
             Some("e5d4c3b2a1f0e9d8c7b6a5f4e3d2c1b0a9f8e7d6")
         );
-        assert!(e8.detail.starts_with("payout_status answers") || e8.detail.starts_with("`payout_status` answers"), "{}", e8.detail);
+        assert!(
+            e8.detail.starts_with("payout_status answers")
+                || e8.detail.starts_with("`payout_status` answers"),
+            "{}",
+            e8.detail
+        );
         assert_eq!(out.coverage, Coverage::Reviewed);
     }
 
@@ -248,8 +266,13 @@ mod tests {
                 include_outdated,
                 ..ExtractOptions::default()
             };
-            let extraction = fixture::extract_one("cursor-bugbot", &[], "pr-103-edge-cases", &options);
-            assert_eq!(extraction.findings.len(), 1, "include_outdated={include_outdated}");
+            let extraction =
+                fixture::extract_one("cursor-bugbot", &[], "pr-103-edge-cases", &options);
+            assert_eq!(
+                extraction.findings.len(),
+                1,
+                "include_outdated={include_outdated}"
+            );
             assert_eq!(extraction.findings[0].evidence.line, Some(55));
             let status = &extraction.sources[0];
             assert_eq!(status.status, SourceState::Ok);
@@ -261,18 +284,29 @@ mod tests {
     fn weak_bug_label_yields_to_keywords_and_paths() {
         let mut snapshot = fixture::snapshot("pr-103-edge-cases");
         snapshot.review_comments.retain(|c| c.id == 2561302207);
-        snapshot.review_comments[0].body = snapshot.review_comments[0]
-            .body
-            .replace("Unknown payout id returns 200 with a null body", "Webhook token compared without constant time");
+        snapshot.review_comments[0].body = snapshot.review_comments[0].body.replace(
+            "Unknown payout id returns 200 with a null body",
+            "Webhook token compared without constant time",
+        );
         let out = CursorBugbot.parse(&snapshot, &["cursor[bot]".to_owned()]);
         assert_eq!(out.findings[0].category, "security");
-        assert_eq!(out.findings[0].provenance.category_source, Some(CategorySource::Keyword));
+        assert_eq!(
+            out.findings[0].provenance.category_source,
+            Some(CategorySource::Keyword)
+        );
 
-        snapshot.review_comments[0].body = "### Polling loop never stops\n\n**Low Severity**\n\nIt keeps going.".into();
+        snapshot.review_comments[0].body =
+            "### Polling loop never stops\n\n**Low Severity**\n\nIt keeps going.".into();
         let out = CursorBugbot.parse(&snapshot, &["cursor[bot]".to_owned()]);
         assert_eq!(out.findings[0].category, "bug");
         assert_eq!(out.findings[0].severity, Severity::Low);
-        assert_eq!(out.findings[0].provenance.category_source, Some(CategorySource::TypeLabel));
-        assert_eq!(out.findings[0].finding_id, "2561302207", "no bug id: the comment id");
+        assert_eq!(
+            out.findings[0].provenance.category_source,
+            Some(CategorySource::TypeLabel)
+        );
+        assert_eq!(
+            out.findings[0].finding_id, "2561302207",
+            "no bug id: the comment id"
+        );
     }
 }

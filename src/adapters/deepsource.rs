@@ -30,29 +30,35 @@ impl Adapter for DeepSource {
         let identity = Identity::new(logins, self.user_ids());
         let mut activity = Activity::new(snapshot.head_sha());
         let mut out = AdapterOutput::default();
-        inline::read_comments(snapshot, &identity, &mut activity, &mut out, |comment, anchor| {
-            let body = markdown::normalize_newlines(&comment.body);
-            let header = read_header(&body).ok_or("no DeepSource `<h3>` title")?;
-            if header.title.is_empty() {
-                return Err("empty DeepSource title".to_owned());
-            }
-            let native = header
-                .category
-                .map_or_else(NativeCategory::none, NativeCategory::strong);
-            let mut finding = inline::finding(
-                self.id(),
-                comment,
-                anchor,
-                header.severity.unwrap_or(Severity::Medium),
-                &header.title,
-                native,
-                &header.explanation,
-            );
-            if let Some(id) = header.id.filter(|id| !id.is_empty()) {
-                finding.finding_id = id;
-            }
-            Ok(finding)
-        });
+        inline::read_comments(
+            snapshot,
+            &identity,
+            &mut activity,
+            &mut out,
+            |comment, anchor| {
+                let body = markdown::normalize_newlines(&comment.body);
+                let header = read_header(&body).ok_or("no DeepSource `<h3>` title")?;
+                if header.title.is_empty() {
+                    return Err("empty DeepSource title".to_owned());
+                }
+                let native = header
+                    .category
+                    .map_or_else(NativeCategory::none, NativeCategory::strong);
+                let mut finding = inline::finding(
+                    self.id(),
+                    comment,
+                    anchor,
+                    header.severity.unwrap_or(Severity::Medium),
+                    &header.title,
+                    native,
+                    &header.explanation,
+                );
+                if let Some(id) = header.id.filter(|id| !id.is_empty()) {
+                    finding.finding_id = id;
+                }
+                Ok(finding)
+            },
+        );
         inline::note_activity(snapshot, &identity, &[], &mut activity, &mut out);
         out.coverage = activity.coverage();
         out
@@ -79,7 +85,10 @@ pub(crate) fn read_header(body: &str) -> Option<DeepSourceHeader> {
         .find("</div>")
         .map_or(h3_end + 5, |i| h3_end + i + 6);
     let header = &body[..header_end];
-    let srcs: Vec<String> = html::images(header).into_iter().map(|img| img.src).collect();
+    let srcs: Vec<String> = html::images(header)
+        .into_iter()
+        .map(|img| img.src)
+        .collect();
     let severity = srcs.iter().find_map(|src| {
         let name = file_stem(src);
         let level = name

@@ -37,20 +37,27 @@ impl Adapter for Gemini {
         let identity = Identity::new(logins, self.user_ids());
         let mut activity = Activity::new(snapshot.head_sha());
         let mut out = AdapterOutput::default();
-        inline::read_comments(snapshot, &identity, &mut activity, &mut out, |comment, anchor| {
-            let body = markdown::normalize_newlines(&comment.body);
-            let (severity, rest) = read_badge(&body);
-            let title = inline::sentence_title(rest).ok_or("no text after the severity badge")?;
-            Ok(inline::finding(
-                self.id(),
-                comment,
-                anchor,
-                severity.unwrap_or(Severity::Medium),
-                &title,
-                NativeCategory::none(),
-                rest,
-            ))
-        });
+        inline::read_comments(
+            snapshot,
+            &identity,
+            &mut activity,
+            &mut out,
+            |comment, anchor| {
+                let body = markdown::normalize_newlines(&comment.body);
+                let (severity, rest) = read_badge(&body);
+                let title =
+                    inline::sentence_title(rest).ok_or("no text after the severity badge")?;
+                Ok(inline::finding(
+                    self.id(),
+                    comment,
+                    anchor,
+                    severity.unwrap_or(Severity::Medium),
+                    &title,
+                    NativeCategory::none(),
+                    rest,
+                ))
+            },
+        );
         inline::note_activity(snapshot, &identity, DECLINED, &mut activity, &mut out);
         out.coverage = activity.coverage();
         out
@@ -105,11 +112,26 @@ mod tests {
     #[test]
     fn badge_from_alt_text_or_url_in_both_critical_spellings() {
         let cases = [
-            ("![critical](https://www.gstatic.com/codereviewagent/critical.svg)\n\nx", Some(Severity::Critical)),
-            ("![critical](https://www.gstatic.com/codereviewagent/critical-priority.svg) x", Some(Severity::Critical)),
-            ("![badge](https://www.gstatic.com/codereviewagent/critical-priority.svg?v=2) x", Some(Severity::Critical)),
-            ("![High](https://www.gstatic.com/codereviewagent/high-priority.svg) x", Some(Severity::High)),
-            ("  ![medium](https://x/medium-priority.svg) x", Some(Severity::Medium)),
+            (
+                "![critical](https://www.gstatic.com/codereviewagent/critical.svg)\n\nx",
+                Some(Severity::Critical),
+            ),
+            (
+                "![critical](https://www.gstatic.com/codereviewagent/critical-priority.svg) x",
+                Some(Severity::Critical),
+            ),
+            (
+                "![badge](https://www.gstatic.com/codereviewagent/critical-priority.svg?v=2) x",
+                Some(Severity::Critical),
+            ),
+            (
+                "![High](https://www.gstatic.com/codereviewagent/high-priority.svg) x",
+                Some(Severity::High),
+            ),
+            (
+                "  ![medium](https://x/medium-priority.svg) x",
+                Some(Severity::Medium),
+            ),
             ("![low](https://x/low-priority.svg) x", Some(Severity::Low)),
             ("![logo](https://x/logo.svg) x", None),
             ("![unclosed](https://x/high", None),
@@ -143,18 +165,57 @@ mod tests {
         assert_eq!(
             got,
             vec![
-                (2529904410, "app/webhooks/verify.py", Some(20), Severity::Critical, "security"),
-                (2529904411, "web/src/lib/currency.ts", Some(21), Severity::High, "bug"),
-                (2529904412, "app/services/fx_rates.py", Some(32), Severity::Medium, "bug"),
-                (2529904413, "app/services/fx_rates.py", Some(40), Severity::Medium, "performance"),
-                (2529904414, "app/services/fx_rates.py", Some(17), Severity::Low, "style"),
+                (
+                    2529904410,
+                    "app/webhooks/verify.py",
+                    Some(20),
+                    Severity::Critical,
+                    "security"
+                ),
+                (
+                    2529904411,
+                    "web/src/lib/currency.ts",
+                    Some(21),
+                    Severity::High,
+                    "bug"
+                ),
+                (
+                    2529904412,
+                    "app/services/fx_rates.py",
+                    Some(32),
+                    Severity::Medium,
+                    "bug"
+                ),
+                (
+                    2529904413,
+                    "app/services/fx_rates.py",
+                    Some(40),
+                    Severity::Medium,
+                    "performance"
+                ),
+                (
+                    2529904414,
+                    "app/services/fx_rates.py",
+                    Some(17),
+                    Severity::Low,
+                    "style"
+                ),
             ]
         );
         let gm1 = &out.findings[0];
-        assert!(gm1.title.starts_with("Comparing the signatures with !="), "{}", gm1.title);
-        assert!(gm1.title.chars().count() <= 120, "long first sentence shortened");
+        assert!(
+            gm1.title.starts_with("Comparing the signatures with !="),
+            "{}",
+            gm1.title
+        );
+        assert!(
+            gm1.title.chars().count() <= 120,
+            "long first sentence shortened"
+        );
         let gm5 = &out.findings[4].title;
-        assert!(gm5.starts_with("Per PEP 8, function names should be snake_case; consider renaming getRates"));
+        assert!(gm5.starts_with(
+            "Per PEP 8, function names should be snake_case; consider renaming getRates"
+        ));
         assert!(gm5.ends_with('…'), "cut at a word boundary: {gm5}");
         assert_eq!(gm1.provenance.review_id, Some(3447102953));
         assert_eq!(
@@ -165,9 +226,18 @@ mod tests {
             gm1.provenance.url.as_deref(),
             Some("https://github.com/acme/payments-api/pull/102#discussion_r2529904410")
         );
-        assert_eq!(gm1.provenance.category_source, Some(CategorySource::Keyword));
-        assert!(!gm1.detail.contains("```"), "suggestion block not in detail");
-        assert!(out.findings.iter().all(|f| f.bot == "gemini" && f.confidence == 1.0));
+        assert_eq!(
+            gm1.provenance.category_source,
+            Some(CategorySource::Keyword)
+        );
+        assert!(
+            !gm1.detail.contains("```"),
+            "suggestion block not in detail"
+        );
+        assert!(out
+            .findings
+            .iter()
+            .all(|f| f.bot == "gemini" && f.confidence == 1.0));
     }
 
     /// Summary issue comment, `## Code Review` review and the human `/gemini review` never
@@ -188,27 +258,52 @@ mod tests {
     /// coverage stale (Gemini reviewed only the earlier head).
     #[test]
     fn pr103_edge_cases() {
-        let extraction = fixture::extract_one("gemini", &[], "pr-103-edge-cases", &ExtractOptions::default());
+        let extraction = fixture::extract_one(
+            "gemini",
+            &[],
+            "pr-103-edge-cases",
+            &ExtractOptions::default(),
+        );
         let status = &extraction.sources[0];
         assert_eq!(status.status, SourceState::Ok);
         assert_eq!(status.coverage, Coverage::Stale);
         assert_eq!(status.skipped, 1, "{:?}", status.notes);
-        assert!(status.notes.iter().any(|n| n.contains("2561205503") && n.contains("empty")));
+        assert!(status
+            .notes
+            .iter()
+            .any(|n| n.contains("2561205503") && n.contains("empty")));
         let got: Vec<_> = extraction
             .findings
             .iter()
-            .map(|f| (f.evidence.file.as_str(), f.evidence.line, f.severity, f.category.as_str()))
+            .map(|f| {
+                (
+                    f.evidence.file.as_str(),
+                    f.evidence.line,
+                    f.severity,
+                    f.category.as_str(),
+                )
+            })
             .collect();
         assert_eq!(
             got,
             vec![
                 ("web/src/i18n/ja.ts", Some(4), Severity::High, "bug"),
-                ("app/services/reconcile.py", Some(22), Severity::Medium, "performance"),
+                (
+                    "app/services/reconcile.py",
+                    Some(22),
+                    Severity::Medium,
+                    "performance"
+                ),
             ]
         );
         let e4 = &extraction.findings[0];
         assert!(!e4.title.contains('\r'));
-        assert!(e4.title.starts_with("The placeholder {amount} uses single braces"), "{}", e4.title);
+        assert!(
+            e4.title
+                .starts_with("The placeholder {amount} uses single braces"),
+            "{}",
+            e4.title
+        );
     }
 
     #[test]

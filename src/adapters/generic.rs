@@ -26,28 +26,34 @@ impl Adapter for Generic {
         let identity = Identity::new(logins, self.user_ids());
         let mut activity = Activity::new(snapshot.head_sha());
         let mut out = AdapterOutput::default();
-        inline::read_comments(snapshot, &identity, &mut activity, &mut out, |comment, anchor| {
-            let body = markdown::normalize_newlines(&comment.body);
-            let prose = without_severity_lines(&body);
-            let title = markdown::first_bold_span(&prose)
-                .map(|bold| strip_leading_label(&bold))
-                .filter(|t| !t.is_empty())
-                .or_else(|| inline::sentence_title(&prose))
-                .ok_or("no title")?;
-            let login = comment.user.as_ref().map_or("", |u| u.login.as_str());
-            let bot = bot_name(login);
-            let mut finding = inline::finding(
-                &bot,
-                comment,
-                anchor,
-                stated_severity(&body).unwrap_or(Severity::Medium),
-                &title,
-                NativeCategory::none(),
-                &prose,
-            );
-            finding.nitpick = is_nitpick(&body);
-            Ok(finding)
-        });
+        inline::read_comments(
+            snapshot,
+            &identity,
+            &mut activity,
+            &mut out,
+            |comment, anchor| {
+                let body = markdown::normalize_newlines(&comment.body);
+                let prose = without_severity_lines(&body);
+                let title = markdown::first_bold_span(&prose)
+                    .map(|bold| strip_leading_label(&bold))
+                    .filter(|t| !t.is_empty())
+                    .or_else(|| inline::sentence_title(&prose))
+                    .ok_or("no title")?;
+                let login = comment.user.as_ref().map_or("", |u| u.login.as_str());
+                let bot = bot_name(login);
+                let mut finding = inline::finding(
+                    &bot,
+                    comment,
+                    anchor,
+                    stated_severity(&body).unwrap_or(Severity::Medium),
+                    &title,
+                    NativeCategory::none(),
+                    &prose,
+                );
+                finding.nitpick = is_nitpick(&body);
+                Ok(finding)
+            },
+        );
         inline::note_activity(snapshot, &identity, &[], &mut activity, &mut out);
         out.coverage = activity.coverage();
         out

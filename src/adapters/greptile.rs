@@ -28,19 +28,25 @@ impl Adapter for Greptile {
         let identity = Identity::new(logins, self.user_ids());
         let mut activity = Activity::new(snapshot.head_sha());
         let mut out = AdapterOutput::default();
-        inline::read_comments(snapshot, &identity, &mut activity, &mut out, |comment, anchor| {
-            let body = markdown::normalize_newlines(&comment.body);
-            let (severity, native, title, explanation) = read_body(&body)?;
-            Ok(inline::finding(
-                self.id(),
-                comment,
-                anchor,
-                severity,
-                &title,
-                native,
-                &explanation,
-            ))
-        });
+        inline::read_comments(
+            snapshot,
+            &identity,
+            &mut activity,
+            &mut out,
+            |comment, anchor| {
+                let body = markdown::normalize_newlines(&comment.body);
+                let (severity, native, title, explanation) = read_body(&body)?;
+                Ok(inline::finding(
+                    self.id(),
+                    comment,
+                    anchor,
+                    severity,
+                    &title,
+                    native,
+                    &explanation,
+                ))
+            },
+        );
         inline::note_activity(snapshot, &identity, DECLINED, &mut activity, &mut out);
         out.coverage = activity.coverage();
         out
@@ -69,7 +75,12 @@ fn read_body(body: &str) -> Result<(Severity, NativeCategory, String, String), S
     let title = markdown::first_bold_span(body)
         .or_else(|| inline::sentence_title(body))
         .ok_or("no title")?;
-    Ok((Severity::Medium, NativeCategory::none(), title, body.to_owned()))
+    Ok((
+        Severity::Medium,
+        NativeCategory::none(),
+        title,
+        body.to_owned(),
+    ))
 }
 
 /// The priority badge on the first line, from its alt text or its `pN.svg` file name.

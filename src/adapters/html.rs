@@ -102,7 +102,8 @@ mod tests {
 
     #[test]
     fn reads_img_attributes_in_any_quoting() {
-        let imgs = images(r#"<a><IMG alt="P1" src='https://x/p1.svg?v=9' align=top></a><img src=y.svg/>"#);
+        let imgs =
+            images(r#"<a><IMG alt="P1" src='https://x/p1.svg?v=9' align=top></a><img src=y.svg/>"#);
         assert_eq!(
             imgs,
             vec![
@@ -116,7 +117,10 @@ mod tests {
                 }
             ]
         );
-        assert_eq!(attr(r#"<img data-alt="no" alt="yes">"#, "alt").as_deref(), Some("yes"));
+        assert_eq!(
+            attr(r#"<img data-alt="no" alt="yes">"#, "alt").as_deref(),
+            Some("yes")
+        );
     }
 
     #[test]

@@ -13,7 +13,6 @@ mod common;
 mod threads;
 
 // Adapters of the adapters-more branch (and their private helpers).
-pub mod sarif;
 mod codex;
 mod cursor_bugbot;
 mod deepsource;
@@ -25,6 +24,7 @@ mod greptile;
 mod html;
 mod inline;
 mod qodo;
+pub mod sarif;
 
 pub use common::{
     anchor, category_for, detail_from, is_own_sticky, provenance, Activity, Anchor, Identity,

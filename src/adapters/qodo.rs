@@ -58,35 +58,41 @@ impl Adapter for Qodo {
 
         // Inline comments: 2026 twins (`1\. Title` + tags) or plain suggestions.
         let mut twins: Vec<((u32, String), u64)> = Vec::new();
-        inline::read_comments(snapshot, &identity, &mut activity, &mut out, |comment, anchor| {
-            let body = markdown::normalize_newlines(&comment.body);
-            let first = body.trim_start().lines().next().unwrap_or("");
-            let (title, native) = match item_header(first) {
-                Some((number, title, tags, _)) => {
-                    twins.push(((number, title_key(&title)), comment.id));
-                    (title, category_of_tags(&tags))
-                }
-                None => {
-                    let title = markdown::first_bold_span(&body)
-                        .or_else(|| inline::sentence_title(&body))
-                        .ok_or("no title")?;
-                    (title, NativeCategory::none())
-                }
-            };
-            let explanation = body
-                .trim_start()
-                .split_once('\n')
-                .map_or("", |(_, rest)| rest);
-            Ok(inline::finding(
-                self.id(),
-                comment,
-                anchor,
-                Severity::Medium,
-                &title,
-                native,
-                explanation,
-            ))
-        });
+        inline::read_comments(
+            snapshot,
+            &identity,
+            &mut activity,
+            &mut out,
+            |comment, anchor| {
+                let body = markdown::normalize_newlines(&comment.body);
+                let first = body.trim_start().lines().next().unwrap_or("");
+                let (title, native) = match item_header(first) {
+                    Some((number, title, tags, _)) => {
+                        twins.push(((number, title_key(&title)), comment.id));
+                        (title, category_of_tags(&tags))
+                    }
+                    None => {
+                        let title = markdown::first_bold_span(&body)
+                            .or_else(|| inline::sentence_title(&body))
+                            .ok_or("no title")?;
+                        (title, NativeCategory::none())
+                    }
+                };
+                let explanation = body
+                    .trim_start()
+                    .split_once('\n')
+                    .map_or("", |(_, rest)| rest);
+                Ok(inline::finding(
+                    self.id(),
+                    comment,
+                    anchor,
+                    Severity::Medium,
+                    &title,
+                    native,
+                    explanation,
+                ))
+            },
+        );
 
         for comment in &snapshot.issue_comments {
             if !identity.matches(comment.user.as_ref()) {
@@ -106,8 +112,12 @@ impl Adapter for Qodo {
                 });
                 activity.reviewed(commit.as_deref());
                 for row in suggestions(&body, &masked) {
-                    out.findings
-                        .push(suggestion_finding(self.id(), comment, &row, commit.as_deref()));
+                    out.findings.push(suggestion_finding(
+                        self.id(),
+                        comment,
+                        &row,
+                        commit.as_deref(),
+                    ));
                 }
             } else if is_code_review(&body) {
                 activity.reviewed(None);
@@ -253,7 +263,13 @@ pub(crate) fn label(text: &str) -> Label {
         Label::Strong(Category::Security)
     } else if has(&["performance"]) {
         Label::Strong(Category::Performance)
-    } else if has(&["possible issue", "possible bug", "bug", "reliability", "correctness"]) {
+    } else if has(&[
+        "possible issue",
+        "possible bug",
+        "bug",
+        "reliability",
+        "correctness",
+    ]) {
         Label::Strong(Category::Bug)
     } else if has(&[
         "best practice",
@@ -320,7 +336,9 @@ fn range_of(range: &str) -> Anchor {
         return Anchor::default();
     }
     let range = range.trim_start_matches('R');
-    let mut parts = range.splitn(2, '-').map(|p| p.trim().trim_start_matches('R'));
+    let mut parts = range
+        .splitn(2, '-')
+        .map(|p| p.trim().trim_start_matches('R'));
     let start = parts.next().and_then(|p| p.parse::<u32>().ok());
     let end = parts.next().and_then(|p| p.parse::<u32>().ok());
     Anchor {
@@ -398,14 +416,14 @@ pub(crate) fn suggestions(raw: &str, masked: &str) -> Vec<Suggestion> {
         let importance = html::between(cell, "importance[1-10]:", "<")
             .and_then(|n| n.trim().parse::<u8>().ok())
             .filter(|n| (1..=10).contains(n));
-        let impact = cells
-            .get(suggestion_at + 1)
-            .and_then(|c| match html::strip_tags(c).to_ascii_lowercase().as_str() {
+        let impact = cells.get(suggestion_at + 1).and_then(|c| {
+            match html::strip_tags(c).to_ascii_lowercase().as_str() {
                 "high" => Some(Severity::High),
                 "medium" => Some(Severity::Medium),
                 "low" => Some(Severity::Low),
                 _ => None,
-            });
+            }
+        });
         rows.push(Suggestion {
             index: rows.len(),
             category: category.clone(),
@@ -476,7 +494,9 @@ pub(crate) fn item_header(text: &str) -> Option<(u32, String, Vec<String>, bool)
         let mut scan = tail;
         while let Some(tag) = html::between(scan, "<code>", "</code>") {
             tags.push(html::strip_tags(tag));
-            let Some(next) = scan.find("</code>") else { break };
+            let Some(next) = scan.find("</code>") else {
+                break;
+            };
             scan = &scan[next + 7..];
         }
         for (i, piece) in tail.split('`').enumerate() {
@@ -580,7 +600,11 @@ mod tests {
     fn pr102_improve_table_rows() {
         let out = fixture::parse(&Qodo, "pr-102-gemini-copilot");
         assert!(out.malformed.is_empty(), "{:?}", out.malformed);
-        assert_eq!(out.coverage, Coverage::Reviewed, "`<!-- b71e4c0 -->` is the head");
+        assert_eq!(
+            out.coverage,
+            Coverage::Reviewed,
+            "`<!-- b71e4c0 -->` is the head"
+        );
         let got: Vec<_> = out
             .findings
             .iter()
@@ -598,9 +622,30 @@ mod tests {
         assert_eq!(
             got,
             vec![
-                ("app/webhooks/verify.py", Some(20), Some(21), Severity::High, 0.9, "security"),
-                ("app/services/fx_rates.py", Some(32), Some(33), Severity::Medium, 0.8, "bug"),
-                ("web/src/lib/currency.ts", Some(27), None, Severity::Low, 0.5, "maintainability"),
+                (
+                    "app/webhooks/verify.py",
+                    Some(20),
+                    Some(21),
+                    Severity::High,
+                    0.9,
+                    "security"
+                ),
+                (
+                    "app/services/fx_rates.py",
+                    Some(32),
+                    Some(33),
+                    Severity::Medium,
+                    0.8,
+                    "bug"
+                ),
+                (
+                    "web/src/lib/currency.ts",
+                    Some(27),
+                    None,
+                    Severity::Low,
+                    0.5,
+                    "maintainability"
+                ),
             ]
         );
         let titles: Vec<_> = out.findings.iter().map(|f| f.title.as_str()).collect();
@@ -652,16 +697,26 @@ mod tests {
         assert_eq!(importance_severity(7), Severity::Medium);
         assert_eq!(importance_severity(6), Severity::Low);
         let a = anchor("[app/x.py [20-21]](https://h)").expect("anchor");
-        assert_eq!((a.path.as_str(), a.start, a.end), ("app/x.py", Some(20), Some(21)));
+        assert_eq!(
+            (a.path.as_str(), a.start, a.end),
+            ("app/x.py", Some(20), Some(21))
+        );
         let a = anchor("see\n[app/x.py[R78-85]](https://h)").expect("anchor");
         assert_eq!((a.start, a.end), (Some(78), Some(85)));
         let a = anchor("[app/x.py[L5-9]](https://h)").expect("anchor");
-        assert_eq!((a.path.as_str(), a.start), ("app/x.py", None), "base side: no line");
+        assert_eq!(
+            (a.path.as_str(), a.start),
+            ("app/x.py", None),
+            "base side: no line"
+        );
         assert_eq!(anchor("[text](https://h) and [a b [1]](x)"), None);
         assert_eq!(label("General"), Label::Weak);
         assert_eq!(label("Enhancement"), Label::Weak);
         assert_eq!(label("Possible issue"), Label::Strong(Category::Bug));
-        assert_eq!(label("Learned best practice"), Label::Strong(Category::Maintainability));
+        assert_eq!(
+            label("Learned best practice"),
+            Label::Strong(Category::Maintainability)
+        );
     }
 
     /// The category cell is omitted on the following rows of the same category (rowspan),
@@ -677,7 +732,10 @@ mod tests {
         assert_eq!(rows[0].importance, Some(7));
         assert_eq!(rows[1].importance, None);
         assert_eq!(rows[1].impact, Some(Severity::Low));
-        assert_eq!(rows[1].anchor.as_ref().map(|a| a.path.as_str()), Some("app/b.py"));
+        assert_eq!(
+            rows[1].anchor.as_ref().map(|a| a.path.as_str()),
+            Some("app/b.py")
+        );
     }
 
     /// 2026 `Code Review by Qodo`: three items, one with an inline twin (merged, severity
@@ -688,11 +746,18 @@ mod tests {
         assert!(out.malformed.is_empty(), "{:?}", out.malformed);
         assert_eq!(out.findings.len(), 3, "{:#?}", out.findings);
         let twin = &out.findings[0];
-        assert_eq!(twin.provenance.comment_id, Some(3400000001), "the inline twin is kept");
+        assert_eq!(
+            twin.provenance.comment_id,
+            Some(3400000001),
+            "the inline twin is kept"
+        );
         assert_eq!(twin.title, "Refund retries are not idempotent");
         assert_eq!(twin.severity, Severity::High, "Action required");
         assert_eq!(twin.category, "bug");
-        assert_eq!((twin.evidence.line, twin.evidence.end_line), (Some(78), Some(85)));
+        assert_eq!(
+            (twin.evidence.line, twin.evidence.end_line),
+            (Some(78), Some(85))
+        );
 
         let resolved = &out.findings[1];
         assert_eq!(resolved.title, "Currency code compared case-sensitively");
@@ -720,10 +785,12 @@ mod tests {
     #[test]
     fn item_headers() {
         let (n, title, tags, closed) =
-            item_header(" 1. Title here <code>🐞 Bug</code> <code>≡ Correctness</code>").expect("item");
+            item_header(" 1. Title here <code>🐞 Bug</code> <code>≡ Correctness</code>")
+                .expect("item");
         assert_eq!((n, title.as_str(), closed), (1, "Title here", false));
         assert_eq!(tags, ["🐞 Bug", "≡ Correctness"]);
-        let (n, title, tags, _) = item_header("**12\\. Other** `📘 Rule violation`").expect("inline item");
+        let (n, title, tags, _) =
+            item_header("**12\\. Other** `📘 Rule violation`").expect("inline item");
         assert_eq!((n, title.as_str()), (12, "Other"));
         assert_eq!(tags, ["📘 Rule violation"]);
         assert!(item_header("Description").is_none());

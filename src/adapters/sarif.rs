@@ -12,9 +12,9 @@ use serde_json::{Map, Value};
 
 use crate::adapters::taxonomy::{self, NativeCategory};
 use crate::adapters::{markdown, DETAIL_CHARS};
-use crate::model::{Category, NormalizedFinding, Provenance, Severity};
 #[cfg(test)]
 use crate::model::CategorySource;
+use crate::model::{Category, NormalizedFinding, Provenance, Severity};
 use crate::pipeline::ExtraSource;
 
 /// Parse one SARIF document into one source per tool (runs of the same tool are merged, so
@@ -27,7 +27,11 @@ pub fn parse(text: &str) -> Result<Vec<ExtraSource>, String> {
         .ok_or("SARIF top level is not a JSON object")?;
     match root.get("version").and_then(Value::as_str) {
         Some("2.1.0") | None => {}
-        Some(other) => return Err(format!("SARIF version {other} is not supported (need 2.1.0)")),
+        Some(other) => {
+            return Err(format!(
+                "SARIF version {other} is not supported (need 2.1.0)"
+            ))
+        }
     }
     let runs = root
         .get("runs")
@@ -352,10 +356,7 @@ fn percent_decode(text: &str) -> String {
 
 /// `security-severity` from the result's or the rule's properties (a string in CodeQL's
 /// output, a number in some generators).
-fn security_score(
-    result: &Map<String, Value>,
-    rule: Option<&Map<String, Value>>,
-) -> Option<f64> {
+fn security_score(result: &Map<String, Value>, rule: Option<&Map<String, Value>>) -> Option<f64> {
     let read = |props: Option<&Value>| {
         let value = props?.get("security-severity")?;
         value
@@ -376,9 +377,10 @@ fn severity_of(result: &Map<String, Value>, rule: Option<&Map<String, Value>>) -
             _ => Severity::Info,
         };
     }
-    let level = result.get("level").and_then(Value::as_str).or_else(|| {
-        rule.and_then(|r| r.get("defaultConfiguration")?.get("level")?.as_str())
-    });
+    let level = result
+        .get("level")
+        .and_then(Value::as_str)
+        .or_else(|| rule.and_then(|r| r.get("defaultConfiguration")?.get("level")?.as_str()));
     // SARIF's default level is `warning`; an unknown level reads as a note.
     taxonomy::lint_level_severity(level.unwrap_or("warning")).unwrap_or(Severity::Info)
 }
@@ -480,7 +482,10 @@ mod tests {
         assert_eq!(sqli.evidence.file, "app/api/refunds.py");
         assert_eq!(sqli.evidence.line, Some(42));
         assert_eq!(sqli.evidence.end_line, None);
-        assert_eq!(sqli.title, "This SQL query depends on a user-provided value.");
+        assert_eq!(
+            sqli.title,
+            "This SQL query depends on a user-provided value."
+        );
         assert_eq!(sqli.finding_id, "py/sql-injection@5f1e4c9a0b2d7e31:1");
         assert_eq!(
             sqli.provenance.category_source,
@@ -511,7 +516,10 @@ mod tests {
             xss.title,
             "Cross-site scripting vulnerability due to a user-provided value."
         );
-        assert_eq!(xss.finding_id, "js/xss@web/src/components/RefundBanner.tsx:12");
+        assert_eq!(
+            xss.finding_id,
+            "js/xss@web/src/components/RefundBanner.tsx:12"
+        );
     }
 
     #[test]
@@ -520,16 +528,25 @@ mod tests {
         assert_eq!(sources.len(), 1);
         let semgrep = &sources[0];
         assert_eq!(semgrep.status.bot, "semgrep-oss");
-        assert_eq!(semgrep.findings.len(), 3, "the `pass` result is not a finding");
+        assert_eq!(
+            semgrep.findings.len(),
+            3,
+            "the `pass` result is not a finding"
+        );
         assert_eq!(semgrep.status.skipped, 1, "the non-object result");
         assert!(semgrep.status.notes[0].contains("result 4"));
 
-        let debug = by_symbol(semgrep, "python.flask.security.audit.debug-enabled.debug-enabled")[0];
+        let debug = by_symbol(
+            semgrep,
+            "python.flask.security.audit.debug-enabled.debug-enabled",
+        )[0];
         assert_eq!(debug.severity, Severity::Low, "rule default level warning");
         assert_eq!(debug.category, "security");
         assert_eq!(debug.title, "Detected Flask app with debug=True.");
         assert_eq!(debug.evidence.snippet, "    app.run(debug=True)");
-        assert!(debug.finding_id.ends_with("@0c6f1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b1c2d3e4f5a6b7c8d9e0f_0"));
+        assert!(debug
+            .finding_id
+            .ends_with("@0c6f1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b1c2d3e4f5a6b7c8d9e0f_0"));
 
         let cmp = by_symbol(
             semgrep,
@@ -538,9 +555,15 @@ mod tests {
         assert_eq!(cmp.severity, Severity::Medium, "level error");
         assert_eq!(cmp.category, "bug");
         assert_eq!(cmp.evidence.file, "/app/services/fx rates.py");
-        assert_eq!((cmp.evidence.line, cmp.evidence.end_line), (Some(30), Some(31)));
+        assert_eq!(
+            (cmp.evidence.line, cmp.evidence.end_line),
+            (Some(30), Some(31))
+        );
 
-        let props = by_symbol(semgrep, "typescript.react.best-practice.react-props-in-state")[0];
+        let props = by_symbol(
+            semgrep,
+            "typescript.react.best-practice.react-props-in-state",
+        )[0];
         assert_eq!(props.severity, Severity::Info);
         assert_eq!(props.category, "maintainability", "keyword `readab`");
         assert_eq!(
@@ -556,8 +579,14 @@ mod tests {
             ("[]", "not a JSON object"),
             (r#"{"version":"2.0.0","runs":[]}"#, "version 2.0.0"),
             (r#"{"version":"2.1.0"}"#, "no `runs` array"),
-            (r#"{"version":"2.1.0","runs":[1]}"#, "run 0 is not an object"),
-            (r#"{"version":"2.1.0","runs":[{"tool":{}}]}"#, "tool.driver.name"),
+            (
+                r#"{"version":"2.1.0","runs":[1]}"#,
+                "run 0 is not an object",
+            ),
+            (
+                r#"{"version":"2.1.0","runs":[{"tool":{}}]}"#,
+                "tool.driver.name",
+            ),
         ];
         for (text, needle) in cases {
             let err = parse(text).expect_err(text);
@@ -567,9 +596,8 @@ mod tests {
 
     #[test]
     fn a_run_without_results_is_an_ok_empty_source() {
-        let sources =
-            parse(r#"{"version":"2.1.0","runs":[{"tool":{"driver":{"name":"Trivy"}}}]}"#)
-                .expect("valid");
+        let sources = parse(r#"{"version":"2.1.0","runs":[{"tool":{"driver":{"name":"Trivy"}}}]}"#)
+            .expect("valid");
         assert_eq!(sources[0].status.bot, "trivy");
         assert!(sources[0].findings.is_empty());
     }
@@ -581,15 +609,19 @@ mod tests {
         let sources = parse(text).expect("valid");
         assert_eq!(sources[0].findings.len(), 1);
         assert_eq!(sources[0].status.skipped, 1);
-        assert_eq!(sources[0].findings[0].evidence.file, "", "no location: global");
+        assert_eq!(
+            sources[0].findings[0].evidence.file, "",
+            "no location: global"
+        );
     }
 
     #[test]
     fn cvss_bands_and_uri_cleaning() {
         let sev = |score: &str| {
-            let result: Map<String, Value> =
-                serde_json::from_str(&format!(r#"{{"properties":{{"security-severity":"{score}"}}}}"#))
-                    .expect("json");
+            let result: Map<String, Value> = serde_json::from_str(&format!(
+                r#"{{"properties":{{"security-severity":"{score}"}}}}"#
+            ))
+            .expect("json");
             severity_of(&result, None)
         };
         assert_eq!(sev("9.0"), Severity::Critical);
@@ -599,6 +631,9 @@ mod tests {
         assert_eq!(sev("0"), Severity::Info);
         assert_eq!(clean_uri("././src/a%2Bb.rs"), "src/a+b.rs");
         assert_eq!(clean_uri("src/%zz"), "src/%zz");
-        assert_eq!(strip_sarif_links("a [b](1) [c](http://x) [d]"), "a b [c](http://x) [d]");
+        assert_eq!(
+            strip_sarif_links("a [b](1) [c](http://x) [d]"),
+            "a b [c](http://x) [d]"
+        );
     }
 }
