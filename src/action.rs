@@ -7,10 +7,12 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 
 use crate::adapters::ExtractOptions;
+use crate::api::IssueComment;
 use crate::config::{Config, GitHubEnv, PrTarget};
 use crate::consensus::ConsensusOptions;
 use crate::github::checks::{self, CheckRunSpec};
 use crate::github::comment::{self, StickyAction};
+use crate::github::threads::viewer_login;
 use crate::github::{fetch_snapshot, GitHub, GitHubError, RetryPolicy};
 use crate::model::{ConsensusLevel, Gate, Outcome};
 use crate::pipeline::{self, AnalysisOptions, ExtraSource};
@@ -50,7 +52,16 @@ pub async fn run(request: RunRequest<'_>) -> anyhow::Result<RunResult> {
     let gh = GitHub::new(&env.api_url, &env.graphql_url, config.token.as_ref())?.with_retry(retry);
 
     console.group(&format!("Fetch {}#{}", target.full_name(), target.number));
-    let snapshot = fetch_snapshot(&gh, &target).await;
+    // Who we are is only needed to find our comment; asked beside the fetch, off the
+    // critical path.
+    let will_comment = !dry_run && config.comment && !read_only(env, &target);
+    let (snapshot, login) = tokio::join!(fetch_snapshot(&gh, &target), async {
+        if will_comment {
+            Some(viewer_login(&gh).await)
+        } else {
+            None
+        }
+    });
     console.endgroup();
     let snapshot = snapshot.with_context(|| {
         format!(
@@ -85,7 +96,12 @@ pub async fn run(request: RunRequest<'_>) -> anyhow::Result<RunResult> {
     let mut published = Published::default();
     let mut failure = None;
     if !dry_run {
-        match publish(&gh, config, env, &target, &outcome, &markdown, &snapshot).await {
+        let written = Written {
+            markdown: &markdown,
+            known: &snapshot.issue_comments,
+            login: login.as_deref(),
+        };
+        match publish(&gh, config, env, &target, &outcome, written).await {
             Ok(done) => published = done,
             Err(err) => failure = Some(err),
         }
@@ -134,6 +150,18 @@ struct Published {
 const READ_ONLY: &str = "the token cannot write to this pull request (a fork PR or missing \
     `pull-requests: write`); the report is in the job summary and the gate still applies";
 
+/// The token cannot write: a fork PR outside `pull_request_target`.
+fn read_only(env: &GitHubEnv, target: &PrTarget) -> bool {
+    target.from_fork && env.event_name.as_deref() != Some("pull_request_target")
+}
+
+/// The comment to write and what is already known about the PR's comments.
+struct Written<'a> {
+    markdown: &'a str,
+    known: &'a [IssueComment],
+    login: Option<&'a str>,
+}
+
 /// The sticky comment and the check run. A read-only token or a missing `checks: write`
 /// is a warning; any other failure is an error.
 async fn publish(
@@ -142,12 +170,10 @@ async fn publish(
     env: &GitHubEnv,
     target: &PrTarget,
     outcome: &Outcome,
-    markdown: &str,
-    snapshot: &crate::api::PrSnapshot,
+    written: Written<'_>,
 ) -> anyhow::Result<Published> {
     let mut published = Published::default();
-    let read_only = target.from_fork && env.event_name.as_deref() != Some("pull_request_target");
-    if read_only {
+    if read_only(env, target) {
         published
             .warnings
             .push(format!("fork pull request: {READ_ONLY}"));
@@ -155,8 +181,19 @@ async fn publish(
     }
     if config.comment {
         let marker = render::markdown::marker(config.comment_header.as_deref());
-        let known = Some(snapshot.issue_comments.as_slice());
-        match comment::upsert_sticky(gh, target, &marker, markdown, known).await {
+        let login = match written.login {
+            Some(login) => login.to_owned(),
+            None => viewer_login(gh).await,
+        };
+        let upsert = comment::upsert_sticky_as(
+            gh,
+            target,
+            &marker,
+            written.markdown,
+            Some(written.known),
+            &login,
+        );
+        match upsert.await {
             Ok(sticky) => {
                 let verb = match sticky.action {
                     StickyAction::Created => "created",
@@ -167,15 +204,15 @@ async fn publish(
                 published.comment_id = Some(sticky.id);
                 published.comment_url = Some(sticky.html_url);
             }
+            // Not fatal: the markdown is in the job summary. The check run may still work.
             Err(err) if err.is_forbidden() => {
-                published.warnings.push(format!("{err}: {READ_ONLY}"));
-                return Ok(published);
+                published.warnings.push(format!("{err}: {READ_ONLY}"))
             }
             Err(err) => return Err(err).context("cannot write the sticky comment"),
         }
     }
     if let Some(name) = &config.check_name {
-        match check_run(gh, target, name, outcome, markdown).await {
+        match check_run(gh, target, name, outcome, written.markdown).await {
             Ok(()) => {}
             Err(err) if err.is_forbidden() => published.warnings.push(format!(
                 "{err}: cannot create the check run `{name}` (needs `checks: write`); \

@@ -56,16 +56,28 @@ pub async fn upsert_sticky(
     known: Option<&[IssueComment]>,
 ) -> Result<Sticky, GitHubError> {
     let login = viewer_login(gh).await;
+    upsert_sticky_as(gh, target, marker, body, known, &login).await
+}
+
+/// `upsert_sticky` for a login already known (the viewer query runs beside the fetch).
+pub async fn upsert_sticky_as(
+    gh: &GitHub,
+    target: &PrTarget,
+    marker: &str,
+    body: &str,
+    known: Option<&[IssueComment]>,
+    login: &str,
+) -> Result<Sticky, GitHubError> {
     let comments = match known {
         Some(list) => list.to_vec(),
         None => list_comments(gh, target).await?,
     };
-    let mut ours = mine(&comments, marker, &login);
+    let mut ours = mine(&comments, marker, login);
     let mut created = None;
     if ours.is_empty() {
-        let new = create(gh, target, marker, body, &login).await?;
+        let new = create(gh, target, marker, body, login).await?;
         // A concurrent run may have created one too: the fresh list decides (oldest wins).
-        ours = mine(&list_comments(gh, target).await?, marker, &login);
+        ours = mine(&list_comments(gh, target).await?, marker, login);
         if ours.is_empty() {
             ours.push(new.clone());
         }
