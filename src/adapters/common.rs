@@ -65,8 +65,8 @@ pub struct Anchor {
     /// unanchored comments.
     pub line: Option<u32>,
     pub end_line: Option<u32>,
-    /// `line` is null but `original_line` is set: the code moved on. The lines are then the
-    /// original ones, on `commit`.
+    /// `line` is null but `original_line` is set: the lines are the original ones, on
+    /// `commit` (usually outdated; `extract` decides with the thread state and the head).
     pub outdated: bool,
     pub commit: Option<String>,
     pub original_line: Option<u32>,
@@ -164,6 +164,16 @@ pub fn detail_from(explanation_markdown: &str) -> String {
         detail.push_str(&paragraph);
     }
     markdown::shorten(&detail, DETAIL_CHARS)
+}
+
+/// `detail` when the title is the explanation's first sentence (prose-only bots): the
+/// explanation without that sentence repeated.
+pub fn detail_after_title(explanation_markdown: &str, title: &str) -> String {
+    let detail = detail_from(explanation_markdown);
+    match detail.strip_prefix(title.trim_end_matches('…')) {
+        Some(rest) if !title.ends_with('…') => rest.trim_start().to_owned(),
+        _ => detail,
+    }
 }
 
 /// Which commits a bot reviewed, and whether it only declined: its coverage of the head.
@@ -289,5 +299,9 @@ mod tests {
         assert_eq!(detail_from(md), "First `x` para. Second.");
         let long = "word ".repeat(500);
         assert!(detail_from(&long).chars().count() <= DETAIL_CHARS);
+        assert_eq!(
+            detail_after_title("Title here. Then more.", "Title here."),
+            "Then more."
+        );
     }
 }

@@ -9,7 +9,11 @@
 pub mod markdown;
 pub mod taxonomy;
 
+mod coderabbit;
 mod common;
+mod copilot;
+mod gh_advanced_security;
+mod sourcery;
 mod threads;
 
 // Adapters of the adapters-more branch (and their private helpers).
@@ -27,8 +31,8 @@ mod qodo;
 pub mod sarif;
 
 pub use common::{
-    anchor, category_for, detail_from, is_own_sticky, provenance, Activity, Anchor, Identity,
-    DETAIL_CHARS,
+    anchor, category_for, detail_after_title, detail_from, is_own_sticky, provenance, Activity,
+    Anchor, Identity, DETAIL_CHARS,
 };
 
 use crate::api::PrSnapshot;
@@ -98,6 +102,10 @@ pub trait Adapter: Sync {
 
 /// Every built-in adapter. Add a bot: one file, one line here.
 static REGISTRY: &[&dyn Adapter] = &[
+    &coderabbit::CodeRabbit,
+    &sourcery::Sourcery,
+    &gh_advanced_security::GhAdvancedSecurity,
+    &copilot::Copilot,
     &gemini::Gemini,
     &qodo::Qodo,
     &cursor_bugbot::CursorBugbot,

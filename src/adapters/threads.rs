@@ -25,6 +25,7 @@ pub struct ThreadState {
 }
 
 pub struct ThreadIndex<'a> {
+    head: &'a str,
     comments: HashMap<u64, &'a ReviewComment>,
     /// GraphQL state per REST comment id.
     graphql: HashMap<u64, ThreadState>,
@@ -57,6 +58,7 @@ impl<'a> ThreadIndex<'a> {
             }
         }
         let mut index = ThreadIndex {
+            head: snapshot.head_sha(),
             comments,
             graphql,
             replies: HashMap::new(),
@@ -89,14 +91,22 @@ impl<'a> ThreadIndex<'a> {
     }
 
     /// Thread state of the comment a finding came from (default: open and current).
+    /// GraphQL's `isOutdated` decides when the thread is known; otherwise REST's sign of an
+    /// outdated comment: `line: null` with `original_line` set, on a commit other than the
+    /// head (Sourcery often sends `line: null` on the head commit itself).
     pub fn state(&self, comment_id: Option<u64>) -> ThreadState {
         let Some(id) = comment_id else {
             return ThreadState::default();
         };
-        let mut state = self.graphql.get(&id).copied().unwrap_or_default();
+        if let Some(state) = self.graphql.get(&id) {
+            return *state;
+        }
+        let mut state = ThreadState::default();
         if let Some(comment) = self.comments.get(&id) {
             let file_level = comment.subject_type.as_deref() == Some("file");
-            if !file_level && comment.line.is_none() && comment.original_line.is_some() {
+            let on_head = !self.head.is_empty() && comment.commit_id.as_deref() == Some(self.head);
+            if !file_level && comment.line.is_none() && comment.original_line.is_some() && !on_head
+            {
                 state.outdated = true;
             }
         }

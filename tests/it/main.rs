@@ -4,6 +4,7 @@
 mod support;
 
 mod action;
+mod adapters;
 mod checks;
 mod cli;
 mod config;

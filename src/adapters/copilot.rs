@@ -1,0 +1,283 @@
+//! GitHub Copilot code review. One account (id 175728472) under three logins: `Copilot` on
+//! inline comments, `copilot-pull-request-reviewer[bot]` on reviews, and the GraphQL form.
+//! Inline comments are plain prose (title = first sentence, `[nitpick]` = low). The review
+//! body's "Comments suppressed due to low confidence" entries are findings (low, confidence
+//! 0.5); the rest of the overview is not. Formats: docs/bot-formats.md section 5.
+
+use crate::adapters::markdown;
+use crate::adapters::taxonomy::{self, NativeCategory};
+use crate::adapters::{
+    anchor, category_for, detail_after_title, provenance, Activity, Adapter, AdapterOutput,
+    Identity,
+};
+use crate::api::{PrSnapshot, Review, ReviewComment};
+use crate::model::{NormalizedFinding, Provenance, Severity};
+
+pub struct Copilot;
+
+const ID: &str = "copilot";
+const LOW_CONFIDENCE: f64 = 0.5;
+
+impl Adapter for Copilot {
+    fn id(&self) -> &'static str {
+        ID
+    }
+
+    fn default_logins(&self) -> &'static [&'static str] {
+        &[
+            "Copilot",
+            "copilot-pull-request-reviewer[bot]",
+            "copilot-pull-request-reviewer",
+        ]
+    }
+
+    fn user_ids(&self) -> &'static [u64] {
+        &[175728472]
+    }
+
+    fn parse(&self, snapshot: &PrSnapshot, logins: &[String]) -> AdapterOutput {
+        let identity = Identity::new(logins, self.user_ids());
+        let mut out = AdapterOutput::default();
+        let mut activity = Activity::new(snapshot.head_sha());
+
+        for comment in &snapshot.review_comments {
+            if !identity.matches(comment.user.as_ref()) || comment.in_reply_to_id.is_some() {
+                continue;
+            }
+            activity.reviewed(comment.commit_id.as_deref());
+            match inline_finding(comment) {
+                Ok(finding) => {
+                    out.readable += 1;
+                    out.findings.push(finding);
+                }
+                Err(reason) => out
+                    .malformed
+                    .push(format!("comment {}: {reason}", comment.id)),
+            }
+        }
+        for review in &snapshot.reviews {
+            if !identity.matches(review.user.as_ref()) {
+                continue;
+            }
+            let body = review.body.as_deref().unwrap_or("");
+            if body.trim().is_empty() {
+                continue;
+            }
+            out.readable += 1;
+            if is_failure_notice(body) {
+                activity.declined();
+                out.notes
+                    .push(format!("review {}: Copilot could not review", review.id));
+                continue;
+            }
+            activity.reviewed(review.commit_id.as_deref());
+            out.findings.extend(suppressed_findings(review));
+        }
+        out.coverage = activity.coverage();
+        out
+    }
+}
+
+fn is_failure_notice(body: &str) -> bool {
+    let lower = body.to_lowercase();
+    lower.contains("wasn't able to review")
+        || lower.contains("was unable to review")
+        || lower.contains("encountered an error")
+}
+
+/// Optional prefixes: `[nitpick]`, and `P0:`..`P3:` from custom instructions.
+fn prefix_severity(first_paragraph: &str) -> (Option<Severity>, bool, String) {
+    let text = first_paragraph.trim();
+    if let Some(rest) = text.strip_prefix("[nitpick]") {
+        return (Some(Severity::Low), true, rest.trim().to_owned());
+    }
+    let head: String = text
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric())
+        .collect();
+    if head.len() == 2 {
+        if let Some(severity) = taxonomy::priority_severity(&head) {
+            let rest = &text[head.len()..];
+            // `P1: ...` or `P1 (xref): ...`
+            if let Some(colon) = rest.find(':').filter(|c| *c < 24) {
+                return (Some(severity), false, rest[colon + 1..].trim().to_owned());
+            }
+        }
+    }
+    (None, false, text.to_owned())
+}
+
+fn inline_finding(comment: &ReviewComment) -> Result<NormalizedFinding, String> {
+    let anchor = anchor(comment).ok_or("no `path`")?;
+    let text = markdown::normalize_newlines(&comment.body);
+    let visible = markdown::strip_hidden(&text);
+    let first = markdown::paragraphs(&visible, true)
+        .into_iter()
+        .next()
+        .ok_or("empty body")?;
+    let (severity, nitpick, first) = prefix_severity(&first);
+    let title = markdown::shorten(markdown::first_sentence(&first), 240);
+    if title.is_empty() {
+        return Err("no text".to_owned());
+    }
+    let (category, source) = category_for(NativeCategory::none(), &anchor.file, &title, &visible);
+    let mut finding = NormalizedFinding::new(
+        ID,
+        comment.id.to_string(),
+        severity.unwrap_or(Severity::Medium),
+        category.as_str(),
+        title,
+    );
+    finding.evidence.file = anchor.file.clone();
+    finding.evidence.line = anchor.line;
+    finding.evidence.end_line = anchor.end_line;
+    let first_title = markdown::first_sentence(&first).to_owned();
+    let trimmed = visible.trim_start();
+    let unprefixed = trimmed.strip_prefix("[nitpick]").unwrap_or(trimmed);
+    finding.detail = detail_after_title(unprefixed, &first_title);
+    finding.nitpick = nitpick;
+    finding.provenance = provenance(comment, &anchor, source);
+    Ok(finding)
+}
+
+/// `path:line` or `path:start-end`.
+fn entry_location(bold: &str) -> Option<(String, u32, u32)> {
+    let (path, lines) = bold.trim().rsplit_once(':')?;
+    let (start, end) = match lines.split_once('-') {
+        Some((s, e)) => (s.trim().parse().ok()?, e.trim().parse().ok()?),
+        None => {
+            let line: u32 = lines.trim().parse().ok()?;
+            (line, line)
+        }
+    };
+    let path = path.trim();
+    (!path.is_empty() && !path.contains(' '))
+        .then(|| (path.to_owned(), start.min(end), start.max(end)))
+}
+
+/// The Markdown of the low-confidence block: a `<details>` whose summary says so, or the
+/// `### Suppressed comments (N)` heading form (up to the next heading).
+fn suppressed_block(text: &str) -> Option<String> {
+    let masked = markdown::mask_code(text);
+    for block in markdown::details_blocks(text, &masked) {
+        let summary = block.summary.to_lowercase();
+        if summary.contains("suppressed due to low confidence")
+            || summary.contains("suppressed comments")
+        {
+            return text.get(block.inner).map(str::to_owned);
+        }
+    }
+    let lower = masked.to_lowercase();
+    let at = lower.find("suppressed comments")?;
+    let line_start = lower[..at].rfind('\n').map_or(0, |i| i + 1);
+    if !lower[line_start..at].trim_start().starts_with('#') {
+        return None;
+    }
+    let body_start = lower[at..].find('\n').map_or(lower.len(), |i| at + i + 1);
+    let body_end = lower[body_start..]
+        .find("\n#")
+        .map_or(lower.len(), |i| body_start + i);
+    text.get(body_start..body_end).map(str::to_owned)
+}
+
+fn suppressed_findings(review: &Review) -> Vec<NormalizedFinding> {
+    let text = markdown::normalize_newlines(review.body.as_deref().unwrap_or(""));
+    let Some(block) = suppressed_block(&text) else {
+        return Vec::new();
+    };
+    let masked = markdown::mask_code_blocks(&block);
+    let mut entries: Vec<((String, u32, u32), String)> = Vec::new();
+    let mut offset = 0;
+    for line in masked.split('\n') {
+        let start = offset;
+        offset += line.len() + 1;
+        let original = block.get(start..start + line.len()).unwrap_or("");
+        let trimmed = line.trim();
+        let location = trimmed
+            .strip_prefix("**")
+            .and_then(|l| l.strip_suffix("**"))
+            .and_then(entry_location);
+        match (location, entries.last_mut()) {
+            (Some(location), _) => entries.push((location, String::new())),
+            (None, Some((_, body))) => {
+                body.push_str(original);
+                body.push('\n');
+            }
+            (None, None) => {}
+        }
+    }
+    let mut findings = Vec::new();
+    for (n, ((file, start, end), body)) in entries.into_iter().enumerate() {
+        let Some(first) = markdown::paragraphs(&body, true).into_iter().next() else {
+            continue;
+        };
+        let title = markdown::shorten(markdown::first_sentence(&first), 240);
+        let (category, source) = category_for(NativeCategory::none(), &file, &title, &body);
+        let mut finding = NormalizedFinding::new(
+            ID,
+            format!("review-{}-{}", review.id, n + 1),
+            Severity::Low,
+            category.as_str(),
+            title,
+        );
+        finding.evidence.file = file;
+        finding.evidence.line = Some(start);
+        finding.evidence.end_line = Some(end);
+        finding.confidence = LOW_CONFIDENCE;
+        finding.detail = detail_after_title(&body, &finding.title);
+        finding.provenance = Provenance {
+            review_id: Some(review.id),
+            url: review.html_url.clone(),
+            commit: review.commit_id.clone(),
+            category_source: Some(source),
+            ..Provenance::default()
+        };
+        findings.push(finding);
+    }
+    findings
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prefixes() {
+        assert_eq!(
+            prefix_severity("[nitpick] Spelling: x."),
+            (Some(Severity::Low), true, "Spelling: x.".to_owned())
+        );
+        assert_eq!(
+            prefix_severity("P1 (xref): Broken link."),
+            (Some(Severity::High), false, "Broken link.".to_owned())
+        );
+        assert_eq!(prefix_severity("Plain text.").0, None);
+    }
+
+    #[test]
+    fn suppressed_entries_both_forms() {
+        let review = Review {
+            id: 9,
+            body: Some("## Pull request overview\n\n<details>\n<summary>Comments suppressed due to low confidence (2)</summary>\n\n**app/a.py:20**\n* Cached rates never expire. More.\n```\ncode **x.py:1**\n```\n**web/b.ts:3-5**\n* Second one.\n</details>".into()),
+            ..Review::default()
+        };
+        let found = suppressed_findings(&review);
+        assert_eq!(found.len(), 2);
+        assert_eq!(found[0].evidence.file, "app/a.py");
+        assert_eq!(found[0].title, "Cached rates never expire.");
+        assert_eq!(found[0].confidence, LOW_CONFIDENCE);
+        assert_eq!(
+            (found[1].evidence.line, found[1].evidence.end_line),
+            (Some(3), Some(5))
+        );
+
+        let heading = Review {
+            id: 10,
+            body: Some(
+                "### Suppressed comments (1)\n\n**app/a.py:7**\n* Off by one.\n\n### Other".into(),
+            ),
+            ..Review::default()
+        };
+        assert_eq!(suppressed_findings(&heading).len(), 1);
+    }
+}
