@@ -474,6 +474,10 @@ fn many_findings_pr(n: usize) -> PrData {
     data.review_comments.clear();
     data.issue_comments.clear();
     data.code_scanning = None;
+    // Reviews stay (they make the bots count as having run), their bodies' findings go.
+    for review in &mut data.reviews {
+        review["body"] = json!("");
+    }
     for i in 0..n {
         for (k, template) in [&cr, &so].into_iter().enumerate() {
             let mut c = template.clone();
