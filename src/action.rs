@@ -381,8 +381,74 @@ impl Console {
         self.line(&commands::command("endgroup", &[], ""));
     }
 
+    /// In Actions a `::warning::` (shown on the run page), elsewhere a log line.
     fn warning(&self, message: &str) {
-        tracing::warn!("{message}");
-        self.line(&commands::command("warning", &[], message));
+        if self.enabled {
+            self.line(&commands::command("warning", &[], message));
+        } else {
+            tracing::warn!("{message}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::SourceState;
+
+    #[test]
+    fn sarif_globs_become_sources_and_bad_files_are_malformed() {
+        let dir = tempfile::tempdir().unwrap();
+        let fixtures = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/bots/sarif");
+        std::fs::copy(
+            format!("{fixtures}/semgrep.sarif"),
+            dir.path().join("a.sarif"),
+        )
+        .unwrap();
+        std::fs::write(dir.path().join("b.sarif"), "{ not json").unwrap();
+        let pattern = format!("{}/*.sarif", dir.path().display());
+        let none = format!("{}/*.nothing", dir.path().display());
+        let sources = sarif_sources(&[pattern, none], crate::adapters::sarif::parse);
+        let ok: Vec<_> = sources
+            .iter()
+            .filter(|s| s.status.status == SourceState::Ok)
+            .collect();
+        assert!(!ok.is_empty() && ok.iter().any(|s| !s.findings.is_empty()));
+        let bad: Vec<_> = sources
+            .iter()
+            .filter(|s| s.status.status == SourceState::Malformed)
+            .collect();
+        assert_eq!(bad.len(), 1);
+        assert!(bad[0].status.bot.ends_with("b.sarif"));
+    }
+
+    #[test]
+    fn outputs_carry_every_contract_name() {
+        let outcome = pipeline::analyze(None, &[], Vec::new(), &AnalysisOptions::default());
+        let published = Published {
+            comment_id: Some(7),
+            comment_url: Some("https://x/7".to_owned()),
+            warnings: Vec::new(),
+        };
+        let values = output_values(&outcome, &published, Path::new("/tmp/r.json"));
+        let names: Vec<&str> = values.iter().map(|(k, _)| *k).collect();
+        assert_eq!(
+            names,
+            [
+                "confirmed",
+                "needs-verification",
+                "unverified",
+                "suppressed",
+                "total",
+                "bots-ran",
+                "gate",
+                "comment-id",
+                "comment-url",
+                "report"
+            ]
+        );
+        assert!(values.contains(&("comment-id", "7".to_owned())));
+        assert!(values.contains(&("gate", "pass".to_owned())));
+        assert!(values.contains(&("report", "/tmp/r.json".to_owned())));
     }
 }

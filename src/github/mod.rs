@@ -223,7 +223,7 @@ impl GitHub {
         let body = serde_json::json!({ "query": query, "variables": variables });
         let endpoint = endpoint_name(&Method::POST, &self.graphql_url);
         let reply = self
-            .read_with(Method::POST, &self.graphql_url.clone(), Some(&body))
+            .read_with(Method::POST, &self.graphql_url, Some(&body))
             .await?;
         let mut value = reply.json(&endpoint)?;
         if let Some(errors) = value.get("errors").and_then(Value::as_array) {
