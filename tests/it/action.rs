@@ -491,3 +491,67 @@ fn many_findings_pr(n: usize) -> PrData {
     }
     data
 }
+
+/// `run --repo --pr` from a laptop, without `GITHUB_ACTIONS`.
+fn laptop(fake: &FakeGitHub, args: &[&str]) -> std::process::Output {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_review-consensus"))
+        .args(args)
+        .env_clear()
+        .env("GITHUB_TOKEN", TOKEN)
+        .env("GITHUB_API_URL", &fake.api_url)
+        .env("GITHUB_GRAPHQL_URL", &fake.graphql_url)
+        .env("REVIEW_CONSENSUS_RETRY_MAX_WAIT_MS", "30")
+        .output();
+    match out {
+        Ok(out) => out,
+        Err(err) => panic!("cannot run the binary: {err}"),
+    }
+}
+
+#[tokio::test]
+async fn run_dry_run_writes_nothing_and_save_replays_offline() {
+    let data = PrData::fixture("pr-101-three-bots");
+    let fake = FakeBuilder::new(data.clone()).start().await;
+    let saved = tempfile::tempdir().unwrap();
+    let dir = saved.path().join("pr");
+    let dir_arg = dir.display().to_string();
+    let args = [
+        "run",
+        "--repo",
+        "acme/payments-api",
+        "--pr",
+        "101",
+        "--dry-run",
+        "--save",
+        &dir_arg,
+    ];
+    let out = laptop(&fake, &args);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains(MARKER), "the comment is printed");
+    assert!(
+        !stdout.contains("::group::"),
+        "no workflow commands outside Actions"
+    );
+    let state = fake.state();
+    assert!(state
+        .requests
+        .iter()
+        .all(|r| r.starts_with("GET ") || r == "POST /graphql"));
+    drop(state);
+    assert!(stickies(&fake).is_empty());
+
+    let replay = std::process::Command::new(env!("CARGO_BIN_EXE_review-consensus"))
+        .args(["render", &dir_arg])
+        .env_clear()
+        .output()
+        .unwrap();
+    assert_eq!(replay.status.code(), Some(1));
+    let replayed = String::from_utf8_lossy(&replay.stdout);
+    assert!(replayed.contains("app/db/queries.py"));
+}
