@@ -87,3 +87,68 @@ pub(crate) fn explanation(body: &str) -> String {
         .collect::<Vec<_>>()
         .join("\n")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::adapters::fixture;
+
+    #[test]
+    fn header_badge_and_title() {
+        let body = "**<sub><sub>![P1 Badge](https://img.shields.io/badge/P1-orange?style=flat)</sub></sub>  Guard the rate**\n\nWhy.\n\nUseful? React with 👍 / 👎.";
+        assert_eq!(
+            read_header(body),
+            Some((Severity::High, "Guard the rate".to_owned()))
+        );
+        assert_eq!(explanation(body).trim(), "Why.");
+        let by_url = "**![badge](https://img.shields.io/badge/P3-green?style=flat) T**";
+        assert_eq!(read_header(by_url), Some((Severity::Low, "T".to_owned())));
+        assert_eq!(read_header("no badge"), None);
+    }
+
+    #[test]
+    fn sample_inline_comments() {
+        let out = fixture::parse(&Codex, "bots/codex");
+        assert!(out.malformed.is_empty(), "{:?}", out.malformed);
+        let got: Vec<_> = out
+            .findings
+            .iter()
+            .map(|f| {
+                (
+                    f.evidence.file.as_str(),
+                    f.evidence.line,
+                    f.severity,
+                    f.category.as_str(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("app/services/fx_rates.py", Some(31), Severity::High, "bug"),
+                (
+                    "app/services/fx_rates.py",
+                    Some(40),
+                    Severity::Medium,
+                    "performance"
+                ),
+                (
+                    "app/api/refunds.py",
+                    Some(27),
+                    Severity::Critical,
+                    "security"
+                ),
+                ("app/api/refunds.py", Some(30), Severity::Medium, "other"),
+            ]
+        );
+        assert_eq!(
+            out.findings[0].title,
+            "Guard against missing exchange rates"
+        );
+        assert!(!out.findings[0].detail.contains("Useful?"));
+        assert_eq!(
+            out.findings[3].title,
+            "Just some text with no badge at all."
+        );
+    }
+}

@@ -9,6 +9,9 @@ use crate::model::{Category, CategorySource, Coverage, Provenance};
 /// Longest `detail` kept on a finding (characters).
 pub const DETAIL_CHARS: usize = 400;
 
+/// Longest title kept on a finding (characters); `extract` enforces it for every adapter.
+pub const TITLE_CHARS: usize = 240;
+
 /// The accounts of one source: logins (compared case-insensitively, with or without the
 /// `[bot]` suffix, so the GraphQL form matches too) and known user ids.
 #[derive(Debug, Clone, PartialEq, Eq)]

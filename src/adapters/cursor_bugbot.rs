@@ -50,10 +50,23 @@ impl Adapter for CursorBugbot {
                 } else {
                     bug.description.clone()
                 };
+                // A comment without a head line (file-level) still names its range in
+                // LOCATIONS.
+                let mut anchor = anchor.clone();
+                if anchor.line.is_none() && !anchor.outdated {
+                    if let Some((_, start, end)) = bug
+                        .locations
+                        .iter()
+                        .find(|(path, _, _)| *path == anchor.file)
+                    {
+                        anchor.line = Some(*start);
+                        anchor.end_line = Some(*end);
+                    }
+                }
                 let mut finding = inline::finding(
                     self.id(),
                     comment,
-                    anchor,
+                    &anchor,
                     bug.severity.unwrap_or(Severity::Medium),
                     &bug.title,
                     NativeCategory::weak(Category::Bug),
@@ -293,6 +306,25 @@ mod tests {
         assert_eq!(
             out.findings[0].provenance.category_source,
             Some(CategorySource::Keyword)
+        );
+
+        let mut file_level = snapshot.review_comments[0].clone();
+        file_level.subject_type = Some("file".into());
+        file_level.line = None;
+        let out = CursorBugbot.parse(
+            &PrSnapshot {
+                review_comments: vec![file_level],
+                ..PrSnapshot::default()
+            },
+            &["cursor[bot]".to_owned()],
+        );
+        assert_eq!(
+            (
+                out.findings[0].evidence.line,
+                out.findings[0].evidence.end_line
+            ),
+            (Some(55), Some(58)),
+            "file-level comment: range from LOCATIONS"
         );
 
         snapshot.review_comments[0].body =

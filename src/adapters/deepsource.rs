@@ -137,3 +137,80 @@ fn category(name: &str) -> Option<Category> {
         _ => None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::adapters::fixture;
+    use crate::model::CategorySource;
+
+    #[test]
+    fn sample_inline_comments() {
+        let out = fixture::parse(&DeepSource, "bots/deepsource");
+        let got: Vec<_> = out
+            .findings
+            .iter()
+            .map(|f| {
+                (
+                    f.evidence.file.as_str(),
+                    f.evidence.line,
+                    f.severity,
+                    f.category.as_str(),
+                    f.title.as_str(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (
+                    "app/api/payouts.py",
+                    Some(22),
+                    Severity::High,
+                    "bug",
+                    "Argument of type \"str | None\" cannot be assigned to parameter \"currency\""
+                ),
+                (
+                    "scripts/export.py",
+                    Some(14),
+                    Severity::Critical,
+                    "security",
+                    "Audit: subprocess call with shell=True"
+                ),
+                (
+                    "app/services/fx_rates.py",
+                    Some(36),
+                    Severity::Low,
+                    "maintainability",
+                    "Unnecessary else after return"
+                ),
+            ]
+        );
+        assert_eq!(out.findings[0].finding_id, "Q2hlY2tJc3N1ZTp2dm13cG9weHI=");
+        assert!(out
+            .findings
+            .iter()
+            .all(|f| f.provenance.category_source == Some(CategorySource::Native)));
+        assert_eq!(
+            out.findings[0].detail,
+            "request.args.get may return None, but convert expects a str."
+                .replace("request.args.get", "`request.args.get`")
+                .replace("None,", "`None`,")
+                .replace("convert", "`convert`")
+                .replace("a str.", "a `str`.")
+        );
+        assert_eq!(out.malformed.len(), 1, "{:?}", out.malformed);
+        assert!(out.malformed[0].contains("3300000004"));
+    }
+
+    #[test]
+    fn categories_and_severities_from_image_names() {
+        let body = r#"<h3><img src="https://static.deepsource.com/x/severity_indicator_minor.svg?v=2"/>T</h3><div><img src="https://static.deepsource.com/x/category_bug-risk.svg"/></div>"#;
+        let header = read_header(body).expect("header");
+        assert_eq!(header.severity, Some(Severity::Low));
+        assert_eq!(header.category, Some(Category::Bug));
+        assert_eq!(category("coverage"), Some(Category::Test));
+        assert_eq!(category("doc"), Some(Category::Docs));
+        assert_eq!(category("unknown"), None);
+    }
+}

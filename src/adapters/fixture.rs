@@ -1,20 +1,20 @@
 //! Test support: a `PrSnapshot` from a saved-API-JSON folder under `tests/fixtures/`, read
 //! with the same forgiving `parse_list` as the real fetch, and a run of one adapter over it.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
 use crate::adapters::{extract, AdapterOutput, ExtractOptions, Extraction, SourceConfig};
 use crate::api::{self, PrSnapshot};
 
-fn read_json(dir: &PathBuf, file: &str) -> Option<Value> {
+fn read_json(dir: &Path, file: &str) -> Option<Value> {
     let text = std::fs::read_to_string(dir.join(file)).ok()?;
     Some(serde_json::from_str(&text).expect("fixture JSON parses"))
 }
 
 fn list<T: serde::de::DeserializeOwned>(
-    dir: &PathBuf,
+    dir: &Path,
     file: &str,
     unreadable: &mut Vec<api::Unreadable>,
 ) -> Vec<T> {

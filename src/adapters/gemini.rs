@@ -336,3 +336,56 @@ mod tests {
         assert_eq!(out.findings[0].title, "Plain prose without a badge.");
     }
 }
+
+#[cfg(test)]
+mod coverage_tests {
+    use super::*;
+    use crate::api::{IssueComment, Review, User};
+    use crate::model::Coverage;
+
+    fn bot() -> Option<User> {
+        Some(User {
+            login: "gemini-code-assist[bot]".into(),
+            id: 176961590,
+            kind: "Bot".into(),
+        })
+    }
+
+    #[test]
+    fn quota_notice_alone_is_declined_and_a_summary_is_not_a_notice() {
+        let notice = IssueComment {
+            id: 1,
+            user: bot(),
+            body: Some(
+                "You have reached your daily quota limit. Please wait up to 24 hours.".into(),
+            ),
+            ..IssueComment::default()
+        };
+        let mut snapshot = PrSnapshot {
+            issue_comments: vec![notice],
+            ..PrSnapshot::default()
+        };
+        snapshot.pull.head.sha = "head".into();
+        let logins = ["gemini-code-assist[bot]".to_owned()];
+        let out = Gemini.parse(&snapshot, &logins);
+        assert_eq!(out.coverage, Coverage::Declined);
+        assert!(out.findings.is_empty());
+
+        let long_summary = format!(
+            "## Code Review\n\nAdds a rate limit to the API. {}",
+            "More. ".repeat(300)
+        );
+        snapshot.reviews.push(Review {
+            id: 2,
+            user: bot(),
+            body: Some(long_summary),
+            commit_id: Some("head".into()),
+            ..Review::default()
+        });
+        assert_eq!(
+            Gemini.parse(&snapshot, &logins).coverage,
+            Coverage::Reviewed
+        );
+        assert!(Gemini.parse(&PrSnapshot::default(), &logins).coverage == Coverage::Absent);
+    }
+}

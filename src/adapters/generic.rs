@@ -91,7 +91,7 @@ fn strip_leading_label(title: &str) -> String {
 const OPENING_CHARS: usize = 80;
 
 /// A severity stated in the body: `severity:`/`priority:` anywhere, else a severity word
-/// among the first words of the body. `nit` also marks a nitpick.
+/// as the first word of the body. `nit` also marks a nitpick.
 pub(crate) fn stated_severity(body: &str) -> Option<Severity> {
     let lower = body.to_lowercase();
     for key in ["severity:", "priority:", "severity -", "severity ="] {
@@ -106,7 +106,8 @@ pub(crate) fn stated_severity(body: &str) -> Option<Severity> {
     }
     let opening: String = lower.chars().take(OPENING_CHARS).collect();
     let first_line = opening.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
-    let found = words(first_line).take(4).find_map(severity_word);
+    // only the first word: `Critical: …`, `[major] …`, `🔴 High …`, `Nit: …`
+    let found = words(first_line).next().and_then(severity_word);
     found
 }
 
@@ -132,5 +133,86 @@ fn severity_word(word: &str) -> Option<Severity> {
         "low" | "minor" | "nit" | "nitpick" | "trivial" | "p3" => Some(Severity::Low),
         "info" | "note" | "informational" => Some(Severity::Info),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::adapters::{fixture, ExtractOptions};
+    use crate::model::{Coverage, SourceState};
+
+    #[test]
+    fn severity_words() {
+        assert_eq!(
+            stated_severity("**Critical: SQL**"),
+            Some(Severity::Critical)
+        );
+        assert_eq!(stated_severity("Blocker - x"), Some(Severity::Critical));
+        assert_eq!(stated_severity("[major] x"), Some(Severity::High));
+        assert_eq!(
+            stated_severity("Severity: moderate\n\nx"),
+            Some(Severity::Medium)
+        );
+        assert_eq!(stated_severity("Nit: rename"), Some(Severity::Low));
+        assert_eq!(stated_severity("minor: typo"), Some(Severity::Low));
+        assert_eq!(stated_severity("Note: fine"), Some(Severity::Info));
+        assert_eq!(
+            stated_severity("This has a high chance of failing later on when a low value arrives"),
+            None,
+            "prose after the opening words is not a label"
+        );
+        assert!(is_nitpick("nit: x"));
+        assert!(!is_nitpick("a nitty gritty"));
+        assert_eq!(strip_leading_label("Critical: SQL built"), "SQL built");
+        assert_eq!(strip_leading_label("Note that x: y"), "Note that x: y");
+    }
+
+    /// A user-mapped login: findings named after the login without `[bot]`; human comments
+    /// and other bots ignored; the empty body reported as malformed.
+    #[test]
+    fn mapped_login_sample() {
+        let extraction = fixture::extract_one(
+            "generic",
+            &["acme-reviewer[bot]"],
+            "bots/generic",
+            &ExtractOptions::default(),
+        );
+        let got: Vec<_> = extraction
+            .findings
+            .iter()
+            .map(|f| {
+                (
+                    f.bot.as_str(),
+                    f.evidence.line,
+                    f.severity,
+                    f.category.as_str(),
+                    f.title.as_str(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("acme-reviewer", Some(31), Severity::Critical, "security", "SQL injection through string formatting."),
+                ("acme-reviewer", Some(40), Severity::Low, "style", "Nit: the variable name tmp2 says nothing about what it holds."),
+                ("acme-reviewer", Some(47), Severity::High, "other", "The retry loop never sleeps, so an outage makes it spin and hammer the provider."),
+                ("acme-reviewer", Some(12), Severity::Medium, "docs", "This docstring still describes the old return value."),
+            ]
+        );
+        assert!(extraction.findings[1].nitpick);
+        let status = &extraction.sources[0];
+        assert_eq!(status.bot, "generic");
+        assert_eq!(status.status, SourceState::Ok);
+        assert_eq!(status.coverage, Coverage::Reviewed);
+        assert_eq!(status.skipped, 1);
+    }
+
+    #[test]
+    fn not_a_default_source() {
+        assert!(Generic.default_logins().is_empty());
+        assert!(!crate::adapters::default_sources()
+            .iter()
+            .any(|s| s.adapter == "generic"));
     }
 }

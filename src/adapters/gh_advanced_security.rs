@@ -48,7 +48,7 @@ impl Adapter for GhAdvancedSecurity {
         };
 
         let mut joined = HashSet::new();
-        let (mut closed, mut unknown) = (0usize, 0usize);
+        let (mut closed, mut unknown, mut unlinked) = (0usize, 0usize, 0usize);
         for comment in &snapshot.review_comments {
             if !identity.matches(comment.user.as_ref()) || comment.in_reply_to_id.is_some() {
                 continue;
@@ -70,7 +70,13 @@ impl Adapter for GhAdvancedSecurity {
                         continue;
                     }
                 },
-                _ => None,
+                // Alerts are known but this comment points at none (e.g. an Autofix note).
+                (Some(_), None) => {
+                    unlinked += 1;
+                    out.readable += 1;
+                    continue;
+                }
+                (None, _) => None,
             };
             match comment_finding(comment, alert) {
                 Ok(finding) => {
@@ -121,6 +127,10 @@ impl Adapter for GhAdvancedSecurity {
             out.notes.push(format!(
                 "{unknown} comment(s) on alerts not open for this PR"
             ));
+        }
+        if unlinked > 0 {
+            out.notes
+                .push(format!("{unlinked} comment(s) without an alert link"));
         }
         if preexisting > 0 {
             out.notes.push(format!(
@@ -331,6 +341,79 @@ mod tests {
         alert.rule.tags.clear();
         assert_eq!(severity_of(&alert), Severity::Critical);
         assert_eq!(native_of(&alert).strong, Some(Category::Security));
+    }
+
+    fn ghas_comment(id: u64, body: &str) -> ReviewComment {
+        ReviewComment {
+            id,
+            user: Some(crate::api::User {
+                login: "github-advanced-security[bot]".into(),
+                id: 62310815,
+                kind: "Bot".into(),
+            }),
+            body: body.into(),
+            path: Some("app/a.py".into()),
+            line: Some(9),
+            commit_id: Some("head".into()),
+            ..ReviewComment::default()
+        }
+    }
+
+    #[test]
+    fn alerts_without_comments_and_comments_without_alerts() {
+        let logins = vec!["github-advanced-security[bot]".to_owned()];
+        let mut snapshot = PrSnapshot::default();
+        snapshot.pull.head.sha = "head".into();
+        snapshot.pull.created_at = Some("2025-11-03T09:00:00Z".into());
+        let mut alert = CodeScanningAlert {
+            number: 7,
+            state: Some("open".into()),
+            created_at: Some("2025-11-03T10:00:00Z".into()),
+            ..CodeScanningAlert::default()
+        };
+        alert.rule.description = Some("Uncontrolled data used in path expression".into());
+        alert.rule.severity = Some("error".into());
+        alert.rule.tags = vec!["correctness".into()];
+        alert.most_recent_instance.location.path = Some("app/b.py".into());
+        alert.most_recent_instance.location.start_line = Some(4);
+        snapshot.code_scanning = CodeScanning::Alerts(vec![alert]);
+        snapshot
+            .review_comments
+            .push(ghas_comment(1, "Copilot Autofix suggestion, no link"));
+
+        let out = GhAdvancedSecurity.parse(&snapshot, &logins);
+        assert_eq!(
+            out.findings.len(),
+            1,
+            "the alert outside the diff is a finding"
+        );
+        let f = &out.findings[0];
+        assert_eq!(
+            (
+                f.finding_id.as_str(),
+                f.evidence.file.as_str(),
+                f.evidence.line
+            ),
+            ("alert-7", "app/b.py", Some(4))
+        );
+        assert_eq!((f.severity, f.category.as_str()), (Severity::Medium, "bug"));
+        assert!(out
+            .notes
+            .iter()
+            .any(|n| n.contains("without an alert link")));
+        assert_eq!(out.coverage, crate::model::Coverage::Reviewed);
+
+        // No code scanning: the comments are read alone, the source stays readable.
+        snapshot.code_scanning = CodeScanning::Unavailable("404".into());
+        snapshot.review_comments = vec![ghas_comment(
+            2,
+            "## CodeQL / Log injection\n\nUser input reaches a log.\n\n[Show more details](https://github.com/o/r/security/code-scanning/3)",
+        )];
+        let out = GhAdvancedSecurity.parse(&snapshot, &logins);
+        assert_eq!(out.findings.len(), 1);
+        assert_eq!(out.findings[0].title, "Log injection");
+        assert_eq!(out.findings[0].finding_id, "alert-3");
+        assert!(out.notes[0].contains("unavailable"));
     }
 
     #[test]

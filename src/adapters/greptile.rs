@@ -108,3 +108,72 @@ pub(crate) fn type_prefix(body: &str) -> Option<(Category, &str)> {
     };
     Some((category, rest))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::adapters::fixture;
+    use crate::model::{CategorySource, Coverage};
+
+    #[test]
+    fn priority_from_alt_or_file_name() {
+        let img = |alt: &str, src: &str| {
+            format!(r##"<a href="#"><img alt="{alt}" src="{src}" align="top"></a> **T**"##)
+        };
+        let s3 = "https://greptile-static-assets.s3.amazonaws.com/badges";
+        assert_eq!(
+            read_priority(&img("P0", &format!("{s3}/p0.svg?v=9"))),
+            Some(Severity::Critical)
+        );
+        assert_eq!(
+            read_priority(&img("badge", &format!("{s3}/p2.svg?v=9"))),
+            Some(Severity::Medium)
+        );
+        assert_eq!(read_priority(&img("P4", "x")), Some(Severity::Low));
+        assert_eq!(read_priority("**logic:** x"), None);
+        assert_eq!(
+            read_priority("text\n<img alt=\"P1\" src=\"x\">"),
+            None,
+            "first line only"
+        );
+    }
+
+    /// The sample folder (written from the research note's quoted shapes): badge comments,
+    /// an older `**logic:**` comment, a reply, a badge with no text, the summary comment.
+    #[test]
+    fn sample_inline_comments() {
+        let out = fixture::parse(&Greptile, "bots/greptile");
+        let got: Vec<_> = out
+            .findings
+            .iter()
+            .map(|f| {
+                (
+                    f.evidence.file.as_str(),
+                    f.evidence.line,
+                    f.severity,
+                    f.category.as_str(),
+                    f.title.as_str(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("app/services/refunds.py", Some(45), Severity::High, "bug", "Refund total ignores partially captured payments"),
+                ("app/webhooks/verify.py", Some(12), Severity::Critical, "security", "Webhook secret written to the log"),
+                ("app/webhooks/verify.py", Some(30), Severity::Low, "style", "Typo in the log message"),
+                ("app/services/fx_rates.py", Some(41), Severity::Medium, "bug", "The loop exits after the first currency because return is inside the for body."),
+            ]
+        );
+        assert_eq!(out.findings[0].evidence.end_line, Some(48));
+        assert_eq!(
+            out.findings[3].provenance.category_source,
+            Some(CategorySource::TypeLabel)
+        );
+        assert!(!out.findings[0].detail.contains("Fix in Claude Code"));
+        assert_eq!(out.malformed.len(), 1, "badge without a title");
+        assert!(out.malformed[0].contains("3100000006"));
+        assert_eq!(out.coverage, Coverage::Reviewed);
+        assert!(out.findings.iter().all(|f| f.bot == "greptile"));
+    }
+}

@@ -52,6 +52,9 @@ pub(crate) fn read_comments<F>(
     }
 }
 
+/// Longest body still read as a rate-limit / quota / skip notice.
+pub(crate) const NOTICE_MAX_BYTES: usize = 1200;
+
 /// The bot's reviews and issue comments: each is a sign of activity (a review on its commit;
 /// a notice matching `declined` = declined). None of them is read for findings here.
 pub(crate) fn note_activity(
@@ -61,9 +64,10 @@ pub(crate) fn note_activity(
     activity: &mut Activity,
     out: &mut AdapterOutput,
 ) {
+    // Notices are short; a summary that merely mentions "rate limit" is not one.
     let is_notice = |body: &str| {
         let lower = body.to_lowercase();
-        declined.iter().any(|phrase| lower.contains(phrase))
+        body.len() <= NOTICE_MAX_BYTES && declined.iter().any(|phrase| lower.contains(phrase))
     };
     for review in &snapshot.reviews {
         if !identity.matches(review.user.as_ref()) {

@@ -32,7 +32,7 @@ pub mod sarif;
 
 pub use common::{
     anchor, category_for, detail_after_title, detail_from, is_own_sticky, provenance, Activity,
-    Anchor, Identity, DETAIL_CHARS,
+    Anchor, Identity, DETAIL_CHARS, TITLE_CHARS,
 };
 
 use crate::api::PrSnapshot;
@@ -222,6 +222,10 @@ fn finish_source(
     let (mut resolved, mut outdated) = (0usize, 0usize);
     let mut kept = Vec::with_capacity(candidates);
     for mut finding in std::mem::take(&mut output.findings) {
+        // Untrusted text: one line, bounded, whatever the adapter did.
+        finding.title =
+            markdown::shorten(&markdown::collapse_whitespace(&finding.title), TITLE_CHARS);
+        finding.detail = markdown::shorten(&finding.detail, DETAIL_CHARS + 80);
         let state = threads.state(finding.provenance.comment_id);
         let is_resolved = state.resolved || output.withdrawn.contains(&finding.finding_id);
         if is_resolved && !options.include_resolved {
@@ -279,4 +283,90 @@ fn dropped_note(resolved: usize, outdated: usize) -> String {
         parts.push(format!("{outdated} outdated (include-outdated keeps them)"));
     }
     format!("not counted: {}", parts.join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::{ReviewComment, Unreadable, User};
+
+    fn bot(login: &str) -> Option<User> {
+        Some(User {
+            login: login.to_owned(),
+            id: 1,
+            kind: "Bot".to_owned(),
+        })
+    }
+
+    fn source(id: &str) -> SourceConfig {
+        SourceConfig {
+            adapter: id.to_owned(),
+            logins: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn registry_and_defaults() {
+        for id in ["coderabbit", "sourcery", "gh-advanced-security", "copilot"] {
+            assert!(is_known(id), "{id}");
+            assert!(default_sources().iter().any(|s| s.adapter == id));
+        }
+        assert!(!is_known("nope"));
+        let x = extract(
+            &PrSnapshot::default(),
+            &[source("nope")],
+            &ExtractOptions::default(),
+        );
+        assert_eq!(x.sources[0].status, SourceState::Missing);
+        assert!(x.sources[0].notes[0].contains("nope"));
+    }
+
+    #[test]
+    fn malformed_only_when_nothing_was_readable() {
+        let mut snapshot = PrSnapshot::default();
+        snapshot.unreadable.push(Unreadable {
+            surface: "review_comments".into(),
+            id: Some(5),
+            login: Some("sourcery-ai[bot]".into()),
+            reason: "invalid type: string, expected u64".into(),
+        });
+        let x = extract(&snapshot, &[source("sourcery")], &ExtractOptions::default());
+        let s = &x.sources[0];
+        assert_eq!((s.status, s.skipped), (SourceState::Malformed, 1));
+        assert!(s.notes[0].contains("review_comments #5"));
+
+        snapshot.review_comments.push(ReviewComment {
+            id: 6,
+            user: bot("sourcery-ai[bot]"),
+            body: "**issue (bug_risk):** Off by one.".into(),
+            path: Some("a.py".into()),
+            line: Some(3),
+            ..ReviewComment::default()
+        });
+        let x = extract(&snapshot, &[source("sourcery")], &ExtractOptions::default());
+        let s = &x.sources[0];
+        assert_eq!((s.status, s.skipped, s.findings), (SourceState::Ok, 1, 1));
+        assert_eq!(s.coverage, Coverage::Reviewed);
+    }
+
+    #[test]
+    fn remapped_logins_replace_the_defaults() {
+        let mut snapshot = PrSnapshot::default();
+        snapshot.review_comments.push(ReviewComment {
+            id: 6,
+            user: bot("my-sourcery[bot]"),
+            body: "**issue (bug_risk):** Off by one.".into(),
+            path: Some("a.py".into()),
+            line: Some(3),
+            ..ReviewComment::default()
+        });
+        let default = extract(&snapshot, &[source("sourcery")], &ExtractOptions::default());
+        assert!(default.findings.is_empty());
+        let mapped = SourceConfig {
+            adapter: "sourcery".into(),
+            logins: vec!["my-sourcery[bot]".into()],
+        };
+        let x = extract(&snapshot, &[mapped], &ExtractOptions::default());
+        assert_eq!(x.findings.len(), 1);
+    }
 }

@@ -147,10 +147,12 @@ impl Adapter for Qodo {
                         out.withdrawn.push(finding);
                     }
                 }
-            } else if DECLINED.iter().any(|phrase| lower.contains(phrase)) {
-                activity.declined();
             } else if lower.contains("pr reviewer guide") {
                 activity.reviewed(None);
+            } else if body.len() <= inline::NOTICE_MAX_BYTES
+                && DECLINED.iter().any(|phrase| lower.contains(phrase))
+            {
+                activity.declined();
             }
         }
         for review in &snapshot.reviews {

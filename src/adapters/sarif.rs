@@ -135,32 +135,57 @@ fn is_open_failure(result: &Map<String, Value>) -> bool {
     !suppressed
 }
 
-/// The rule metadata a result refers to, looked up by index first, then by id.
+/// The rule metadata a result refers to. CodeQL with query packs puts rules in
+/// `tool.extensions[n].rules` and points at them with `rule.toolComponent.index`; others use
+/// `tool.driver.rules` and `ruleIndex`. Looked up by component and index first, then by id
+/// in every component.
 struct Rules<'a> {
-    list: &'a [Value],
+    driver: &'a [Value],
+    extensions: Vec<&'a [Value]>,
+}
+
+fn rule_list(component: Option<&Value>) -> &[Value] {
+    component
+        .and_then(|c| c.get("rules"))
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or_default()
 }
 
 impl<'a> Rules<'a> {
     fn of_run(run: &'a Map<String, Value>) -> Self {
-        let list = run
-            .get("tool")
-            .and_then(|tool| tool.pointer("/driver/rules"))
+        let tool = run.get("tool");
+        let extensions = tool
+            .and_then(|t| t.get("extensions"))
             .and_then(Value::as_array)
-            .map(Vec::as_slice)
+            .map(|list| list.iter().map(|e| rule_list(Some(e))).collect())
             .unwrap_or_default();
-        Rules { list }
+        Rules {
+            driver: rule_list(tool.and_then(|t| t.get("driver"))),
+            extensions,
+        }
     }
 
-    fn find(&self, id: Option<&str>, index: Option<u64>) -> Option<&'a Map<String, Value>> {
+    fn find(
+        &self,
+        id: Option<&str>,
+        index: Option<u64>,
+        component: Option<u64>,
+    ) -> Option<&'a Map<String, Value>> {
+        let list = match component.and_then(|c| usize::try_from(c).ok()) {
+            Some(c) => self.extensions.get(c).copied().unwrap_or_default(),
+            None => self.driver,
+        };
         let by_index = index
             .and_then(|i| usize::try_from(i).ok())
-            .and_then(|i| self.list.get(i))
+            .and_then(|i| list.get(i))
             .and_then(Value::as_object)
             .filter(|rule| id.is_none() || rule.get("id").and_then(Value::as_str) == id);
         by_index.or_else(|| {
             let id = id?;
-            self.list
-                .iter()
+            std::iter::once(self.driver)
+                .chain(self.extensions.iter().copied())
+                .flatten()
                 .filter_map(Value::as_object)
                 .find(|rule| rule.get("id").and_then(Value::as_str) == Some(id))
         })
@@ -181,7 +206,12 @@ fn read_result(
         .get("ruleIndex")
         .or_else(|| result.get("rule")?.get("index"))
         .and_then(Value::as_u64);
-    let rule = rules.find(rule_id, rule_index);
+    let component = result
+        .get("rule")
+        .and_then(|r| r.get("toolComponent"))
+        .and_then(|c| c.get("index"))
+        .and_then(Value::as_u64);
+    let rule = rules.find(rule_id, rule_index, component);
     let rule_id = rule_id
         .or_else(|| rule.and_then(|r| r.get("id")).and_then(Value::as_str))
         .unwrap_or("");
@@ -467,8 +497,8 @@ mod tests {
         let codeql = &sources[0];
         assert_eq!(codeql.status.bot, "codeql");
         // the suppressed clear-text-logging result is dismissed, not a finding
-        assert_eq!(codeql.findings.len(), 3);
-        assert_eq!(codeql.status.findings, 3);
+        assert_eq!(codeql.findings.len(), 5);
+        assert_eq!(codeql.status.findings, 5);
         assert!(by_symbol(codeql, "py/clear-text-logging-sensitive-data").is_empty());
     }
 
@@ -503,6 +533,34 @@ mod tests {
         assert_eq!(unused.evidence.file, "app/services/ledger.py");
         assert_eq!(unused.evidence.line, Some(17));
         assert_eq!(unused.evidence.end_line, Some(18));
+    }
+
+    /// Query-pack rules live in `tool.extensions[n].rules`, referenced by `toolComponent`.
+    #[test]
+    fn rules_in_tool_extensions() {
+        let sources = parse(CODEQL).expect("valid SARIF");
+        let rate = by_symbol(&sources[0], "js/missing-rate-limiting")[0];
+        assert_eq!(
+            rate.severity,
+            Severity::High,
+            "security-severity 7.5 from the pack rule"
+        );
+        assert_eq!(rate.category, "security");
+        assert_eq!(
+            (rate.evidence.line, rate.evidence.end_line),
+            (Some(14), Some(20))
+        );
+        assert_eq!(
+            rate.title,
+            "This route handler performs a database access, but is not rate-limited."
+        );
+        let unused = by_symbol(&sources[0], "js/unused-local-variable")[0];
+        assert_eq!(
+            unused.severity,
+            Severity::Info,
+            "pack rule default level note"
+        );
+        assert_eq!(unused.category, "maintainability");
     }
 
     #[test]

@@ -307,13 +307,13 @@ pub fn lint_level_severity(level: &str) -> Option<Severity> {
     }
 }
 
-/// Category from rule tags (GHAS, SARIF): `security` (or any CWE tag) -> security,
+/// Category from rule tags (GHAS, SARIF): `security` -> security,
 /// `correctness` -> bug, `performance` -> performance, `maintainability`/`useless-code`/
-/// `readability` -> maintainability.
+/// `readability` -> maintainability; a CWE tag with none of those -> security.
 pub fn category_from_tags<'a>(tags: impl IntoIterator<Item = &'a str>) -> Option<Category> {
     let tags: Vec<String> = tags.into_iter().map(|t| t.trim().to_lowercase()).collect();
     let has = |names: &[&str]| tags.iter().any(|t| names.contains(&t.as_str()));
-    if has(&["security"]) || tags.iter().any(|t| t.starts_with("external/cwe/")) {
+    if has(&["security"]) {
         return Some(Category::Security);
     }
     if has(&["correctness", "reliability"]) {
@@ -329,6 +329,11 @@ pub fn category_from_tags<'a>(tags: impl IntoIterator<Item = &'a str>) -> Option
         "complexity",
     ]) {
         return Some(Category::Maintainability);
+    }
+    // CodeQL tags quality queries with CWEs too (CWE-563 on an unused variable), so a CWE
+    // means security only when no explicit category tag said otherwise.
+    if tags.iter().any(|t| t.starts_with("external/cwe/")) {
+        return Some(Category::Security);
     }
     None
 }
@@ -421,6 +426,11 @@ mod tests {
             Some(Category::Security)
         );
         assert_eq!(category_from_tags(["correctness"]), Some(Category::Bug));
+        assert_eq!(
+            category_from_tags(["maintainability", "useless-code", "external/cwe/cwe-563"]),
+            Some(Category::Maintainability),
+            "a CodeQL quality query's CWE tag does not make it a security finding"
+        );
         assert_eq!(category_from_tags(Vec::<&str>::new()), None);
     }
 }

@@ -8,7 +8,8 @@ use std::path::Path;
 
 use review_consensus::adapters::{self, default_sources, extract, is_known, ExtractOptions};
 use review_consensus::api::{self, CodeScanning, PrSnapshot};
-use review_consensus::model::{Coverage, NormalizedFinding, SourceState};
+use review_consensus::consensus::{compute_consensus, ConsensusOptions};
+use review_consensus::model::{ConsensusLevel, Coverage, NormalizedFinding, SourceState};
 use serde_json::Value;
 
 /// Load a saved-API-JSON folder (test-only loader; the product has its own).
@@ -100,357 +101,59 @@ const CP: &str = "copilot";
 const QO: &str = "qodo";
 const BB: &str = "cursor-bugbot";
 
+#[rustfmt::skip]
 const PR101: &[Expected] = &[
-    exp(
-        "CR1",
-        CR,
-        "app/db/queries.py",
-        Some((39, 41)),
-        "critical",
-        &["security"],
-    ),
-    exp(
-        "CR2",
-        CR,
-        "app/auth/tokens.py",
-        Some((22, 23)),
-        "high",
-        &["security"],
-    ),
-    exp(
-        "CR3",
-        CR,
-        "app/services/ledger.py",
-        Some((57, 60)),
-        "high",
-        &["bug"],
-    ),
-    exp(
-        "CR4",
-        CR,
-        "web/src/components/CheckoutForm.tsx",
-        Some((25, 25)),
-        "high",
-        &["bug"],
-    ),
-    exp(
-        "CR5",
-        CR,
-        "app/api/refunds.py",
-        Some((57, 63)),
-        "medium",
-        &["maintainability"],
-    ),
-    exp(
-        "CR6",
-        CR,
-        "app/services/ledger.py",
-        Some((79, 81)),
-        "medium",
-        &["bug"],
-    ),
-    exp(
-        "CR7",
-        CR,
-        "app/api/refunds.py",
-        Some((4, 4)),
-        "low",
-        &["maintainability"],
-    ),
-    exp(
-        "CR8",
-        CR,
-        "web/src/lib/currency.ts",
-        Some((12, 17)),
-        "low",
-        &["maintainability"],
-    ),
-    exp(
-        "S1",
-        SO,
-        "app/db/queries.py",
-        Some((41, 41)),
-        "high",
-        &["security"],
-    ),
-    exp(
-        "S2",
-        SO,
-        "app/db/queries.py",
-        Some((23, 24)),
-        "high",
-        &["security"],
-    ),
-    exp(
-        "S3",
-        SO,
-        "app/services/ledger.py",
-        Some((57, 57)),
-        "medium",
-        &["bug"],
-    ),
-    exp(
-        "S4",
-        SO,
-        "web/src/components/CheckoutForm.tsx",
-        Some((26, 26)),
-        "low",
-        &["bug"],
-    ),
-    exp(
-        "S5",
-        SO,
-        "tests/test_refunds.py",
-        Some((11, 13)),
-        "low",
-        &["test"],
-    ),
-    exp(
-        "S6",
-        SO,
-        "app/api/refunds.py",
-        Some((25, 25)),
-        "low",
-        &["style"],
-    ),
-    exp(
-        "G1",
-        GH,
-        "app/db/queries.py",
-        Some((39, 39)),
-        "high",
-        &["security"],
-    ),
-    exp(
-        "G2",
-        GH,
-        "app/auth/tokens.py",
-        Some((23, 23)),
-        "high",
-        &["security"],
-    ),
-    exp(
-        "G3",
-        GH,
-        "app/api/refunds.py",
-        Some((45, 45)),
-        "medium",
-        &["security"],
-    ),
+    exp("CR1", CR, "app/db/queries.py", Some((39, 41)), "critical", &["security"]),
+    exp("CR2", CR, "app/auth/tokens.py", Some((22, 23)), "high", &["security"]),
+    exp("CR3", CR, "app/services/ledger.py", Some((57, 60)), "high", &["bug"]),
+    exp("CR4", CR, "web/src/components/CheckoutForm.tsx", Some((25, 25)), "high", &["bug"]),
+    exp("CR5", CR, "app/api/refunds.py", Some((57, 63)), "medium", &["maintainability"]),
+    exp("CR6", CR, "app/services/ledger.py", Some((79, 81)), "medium", &["bug"]),
+    exp("CR7", CR, "app/api/refunds.py", Some((4, 4)), "low", &["maintainability"]),
+    exp("CR8", CR, "web/src/lib/currency.ts", Some((12, 17)), "low", &["maintainability"]),
+    exp("S1", SO, "app/db/queries.py", Some((41, 41)), "high", &["security"]),
+    exp("S2", SO, "app/db/queries.py", Some((23, 24)), "high", &["security"]),
+    exp("S3", SO, "app/services/ledger.py", Some((57, 57)), "medium", &["bug"]),
+    exp("S4", SO, "web/src/components/CheckoutForm.tsx", Some((26, 26)), "low", &["bug"]),
+    exp("S5", SO, "tests/test_refunds.py", Some((11, 13)), "low", &["test"]),
+    exp("S6", SO, "app/api/refunds.py", Some((25, 25)), "low", &["style"]),
+    exp("G1", GH, "app/db/queries.py", Some((39, 39)), "high", &["security"]),
+    exp("G2", GH, "app/auth/tokens.py", Some((23, 23)), "high", &["security"]),
+    exp("G3", GH, "app/api/refunds.py", Some((45, 45)), "medium", &["security"]),
 ];
 
+#[rustfmt::skip]
 const PR102: &[Expected] = &[
-    exp(
-        "GM1",
-        GM,
-        "app/webhooks/verify.py",
-        Some((20, 20)),
-        "critical",
-        &["security"],
-    ),
-    exp(
-        "GM2",
-        GM,
-        "web/src/lib/currency.ts",
-        Some((21, 21)),
-        "high",
-        &["bug"],
-    ),
-    exp(
-        "GM3",
-        GM,
-        "app/services/fx_rates.py",
-        Some((32, 32)),
-        "medium",
-        &["bug"],
-    ),
-    exp(
-        "GM4",
-        GM,
-        "app/services/fx_rates.py",
-        Some((40, 40)),
-        "medium",
-        &["performance"],
-    ),
-    exp(
-        "GM5",
-        GM,
-        "app/services/fx_rates.py",
-        Some((17, 17)),
-        "low",
-        &["style"],
-    ),
-    exp(
-        "CP1",
-        CP,
-        "app/webhooks/verify.py",
-        Some((20, 21)),
-        "medium",
-        &["security"],
-    ),
-    exp(
-        "CP2",
-        CP,
-        "app/webhooks/verify.py",
-        Some((22, 22)),
-        "medium",
-        &["bug"],
-    ),
-    exp(
-        "CP3",
-        CP,
-        "web/src/lib/currency.ts",
-        Some((22, 22)),
-        "medium",
-        &["bug"],
-    ),
-    exp(
-        "CP4",
-        CP,
-        "tests/test_fx_rates.py",
-        Some((12, 12)),
-        "medium",
-        &["test"],
-    ),
-    exp(
-        "CP5",
-        CP,
-        "app/services/fx_rates.py",
-        Some((3, 3)),
-        "low",
-        &["style"],
-    ),
-    exp(
-        "CP6",
-        CP,
-        "app/services/fx_rates.py",
-        Some((20, 20)),
-        "low",
-        &["performance", "bug", "other"],
-    ),
-    exp(
-        "Q1",
-        QO,
-        "app/webhooks/verify.py",
-        Some((20, 21)),
-        "high",
-        &["security"],
-    ),
-    exp(
-        "Q2",
-        QO,
-        "app/services/fx_rates.py",
-        Some((32, 33)),
-        "medium",
-        &["bug"],
-    ),
-    exp(
-        "Q3",
-        QO,
-        "web/src/lib/currency.ts",
-        Some((27, 27)),
-        "low",
-        &["maintainability"],
-    ),
+    exp("GM1", GM, "app/webhooks/verify.py", Some((20, 20)), "critical", &["security"]),
+    exp("GM2", GM, "web/src/lib/currency.ts", Some((21, 21)), "high", &["bug"]),
+    exp("GM3", GM, "app/services/fx_rates.py", Some((32, 32)), "medium", &["bug"]),
+    exp("GM4", GM, "app/services/fx_rates.py", Some((40, 40)), "medium", &["performance"]),
+    exp("GM5", GM, "app/services/fx_rates.py", Some((17, 17)), "low", &["style"]),
+    exp("CP1", CP, "app/webhooks/verify.py", Some((20, 21)), "medium", &["security"]),
+    exp("CP2", CP, "app/webhooks/verify.py", Some((22, 22)), "medium", &["bug"]),
+    exp("CP3", CP, "web/src/lib/currency.ts", Some((22, 22)), "medium", &["bug"]),
+    exp("CP4", CP, "tests/test_fx_rates.py", Some((12, 12)), "medium", &["test"]),
+    exp("CP5", CP, "app/services/fx_rates.py", Some((3, 3)), "low", &["style"]),
+    exp("CP6", CP, "app/services/fx_rates.py", Some((20, 20)), "low", &["performance", "bug", "other"]),
+    exp("Q1", QO, "app/webhooks/verify.py", Some((20, 21)), "high", &["security"]),
+    exp("Q2", QO, "app/services/fx_rates.py", Some((32, 33)), "medium", &["bug"]),
+    exp("Q3", QO, "web/src/lib/currency.ts", Some((27, 27)), "low", &["maintainability"]),
 ];
 
+#[rustfmt::skip]
 const PR103: &[Expected] = &[
-    exp(
-        "E2",
-        CP,
-        "docs/guía-reembolsos.md",
-        None,
-        "medium",
-        &["docs"],
-    ),
-    exp(
-        "E2'",
-        CR,
-        "docs/guía-reembolsos.md",
-        Some((9, 9)),
-        "low",
-        &["docs"],
-    ),
-    exp(
-        "E3",
-        CR,
-        "app/services/reconcile.py",
-        Some((17, 32)),
-        "high",
-        &["bug"],
-    ),
-    exp(
-        "E3'",
-        GM,
-        "app/services/reconcile.py",
-        Some((22, 22)),
-        "medium",
-        &["performance"],
-    ),
-    exp(
-        "E4",
-        GM,
-        "web/src/i18n/ja.ts",
-        Some((4, 4)),
-        "high",
-        &["bug"],
-    ),
-    exp(
-        "E5a",
-        CR,
-        "app/services/reconcile.py",
-        Some((42, 42)),
-        "medium",
-        &["security"],
-    ),
-    exp(
-        "E6a",
-        SO,
-        "app/api/payouts.py",
-        Some((18, 18)),
-        "medium",
-        &["bug"],
-    ),
-    exp(
-        "E7",
-        CR,
-        "app/services/reconcile.py",
-        Some((46, 48)),
-        "high",
-        &["bug"],
-    ),
-    exp(
-        "E7'",
-        CP,
-        "app/services/reconcile.py",
-        Some((47, 47)),
-        "low",
-        &["bug"],
-    ),
-    exp(
-        "E8",
-        BB,
-        "app/api/payouts.py",
-        Some((55, 58)),
-        "high",
-        &["bug"],
-    ),
-    exp(
-        "E9",
-        CP,
-        "docs/guía-reembolsos.md",
-        Some((15, 15)),
-        "medium",
-        &["docs"],
-    ),
-    exp(
-        "E10",
-        CP,
-        "web/src/components/RefundBanner.tsx",
-        None,
-        "medium",
-        &["other", "bug"],
-    ),
+    exp("E2", CP, "docs/guía-reembolsos.md", None, "medium", &["docs"]),
+    exp("E2'", CR, "docs/guía-reembolsos.md", Some((9, 9)), "low", &["docs"]),
+    exp("E3", CR, "app/services/reconcile.py", Some((17, 32)), "high", &["bug"]),
+    exp("E3'", GM, "app/services/reconcile.py", Some((22, 22)), "medium", &["performance"]),
+    exp("E4", GM, "web/src/i18n/ja.ts", Some((4, 4)), "high", &["bug"]),
+    exp("E5a", CR, "app/services/reconcile.py", Some((42, 42)), "medium", &["security"]),
+    exp("E6a", SO, "app/api/payouts.py", Some((18, 18)), "medium", &["bug"]),
+    exp("E7", CR, "app/services/reconcile.py", Some((46, 48)), "high", &["bug"]),
+    exp("E7'", CP, "app/services/reconcile.py", Some((47, 47)), "low", &["bug"]),
+    exp("E8", BB, "app/api/payouts.py", Some((55, 58)), "high", &["bug"]),
+    exp("E9", CP, "docs/guía-reembolsos.md", Some((15, 15)), "medium", &["docs"]),
+    exp("E10", CP, "web/src/components/RefundBanner.tsx", None, "medium", &["other", "bug"]),
 ];
 
 /// Comments, reviews and issue comments that must yield nothing (ids checked against the
@@ -592,6 +295,158 @@ fn extraction_matches_expected_findings() {
         assert_eq!(matched, expected, "{bot}: recall below 1");
         assert_eq!(matched, extracted, "{bot}: precision below 1");
     }
+}
+
+/// Which extracted finding each expected row is (same matching as the accuracy test).
+fn assign(expected: &[Expected], findings: &[NormalizedFinding]) -> BTreeMap<&'static str, usize> {
+    let mut used = vec![false; findings.len()];
+    let mut out = BTreeMap::new();
+    for e in expected {
+        if let Some(i) = (0..findings.len()).find(|&i| !used[i] && matches(e, &findings[i])) {
+            used[i] = true;
+            out.insert(e.tag, i);
+        }
+    }
+    out
+}
+
+/// An expected.md cluster table: multi-bot groups with their level, single findings with
+/// theirs, pairs that must stay apart, and the scenario's `bots_ran`.
+struct Clusters {
+    groups: &'static [(&'static [&'static str], ConsensusLevel)],
+    singles: &'static [(&'static str, ConsensusLevel)],
+    apart: &'static [(&'static str, &'static str)],
+    bots_ran: usize,
+}
+
+use ConsensusLevel::{Confirmed, NeedsVerification, Unverified};
+
+const CLUSTERS_101: Clusters = Clusters {
+    groups: &[
+        (&["CR1", "S1", "G1"], Confirmed),
+        (&["CR2", "G2"], Confirmed),
+        (&["CR3", "S3"], Confirmed),
+        (&["CR4", "S4"], Confirmed),
+    ],
+    singles: &[
+        ("S2", NeedsVerification),
+        ("G3", NeedsVerification),
+        ("CR5", NeedsVerification),
+        ("CR6", NeedsVerification),
+        ("CR7", NeedsVerification),
+        ("CR8", NeedsVerification),
+        ("S5", NeedsVerification),
+        ("S6", NeedsVerification),
+    ],
+    apart: &[("S2", "CR1"), ("G3", "CR5"), ("G3", "S6"), ("CR7", "CR5")],
+    bots_ran: 3,
+};
+
+const CLUSTERS_102: Clusters = Clusters {
+    groups: &[
+        (&["GM1", "CP1", "Q1"], Confirmed),
+        (&["GM2", "CP3"], Confirmed),
+        (&["GM3", "Q2"], Confirmed),
+    ],
+    singles: &[
+        ("CP2", NeedsVerification),
+        ("GM4", NeedsVerification),
+        ("GM5", NeedsVerification),
+        ("CP4", NeedsVerification),
+        ("CP5", NeedsVerification),
+        ("CP6", Unverified),
+        ("Q3", Unverified),
+    ],
+    apart: &[
+        ("CP2", "CP1"),
+        ("Q3", "GM2"),
+        ("GM5", "CP6"),
+        ("CP5", "GM5"),
+    ],
+    bots_ran: 3,
+};
+
+const CLUSTERS_103: Clusters = Clusters {
+    groups: &[
+        (&["E2", "E2'"], NeedsVerification),
+        (&["E7", "E7'"], NeedsVerification),
+    ],
+    singles: &[
+        ("E3", Unverified),
+        ("E3'", Unverified),
+        ("E4", Unverified),
+        ("E5a", Unverified),
+        ("E6a", Unverified),
+        ("E8", Unverified),
+        ("E9", Unverified),
+        ("E10", Unverified),
+    ],
+    apart: &[("E3", "E3'"), ("E9", "E2"), ("E5a", "E3")],
+    bots_ran: 6,
+};
+
+/// Run the engine on what the adapters extracted and check the expected.md merges. Rows of
+/// unregistered adapters are left out; levels are checked once every bot of the scenario is
+/// read (the denominator then matches expected.md).
+fn check_clusters(name: &str, expected: &[Expected], clusters: &Clusters) {
+    let x = run(name, &ExtractOptions::default());
+    let bots_ran = x.sources.iter().filter(|s| s.coverage.ran()).count().max(1);
+    let options = ConsensusOptions {
+        bots_ran: Some(bots_ran),
+        ..ConsensusOptions::default()
+    };
+    let out = compute_consensus(&x.findings, &options);
+    let index = assign(expected, &x.findings);
+    let cluster_of = |tag: &str| -> Option<usize> {
+        let f = &x.findings[*index.get(tag)?];
+        out.iter().position(|c| c.members.iter().any(|m| m == f))
+    };
+    let levels = bots_ran == clusters.bots_ran;
+    for (tags, level) in clusters.groups {
+        let present: Vec<&str> = tags
+            .iter()
+            .copied()
+            .filter(|t| index.contains_key(t))
+            .collect();
+        let Some(first) = present.first() else {
+            continue;
+        };
+        let c = cluster_of(first).expect("clustered");
+        for tag in &present {
+            assert_eq!(
+                cluster_of(tag),
+                Some(c),
+                "{name}: {tag} should merge with {first}"
+            );
+        }
+        assert_eq!(
+            out[c].members.len(),
+            present.len(),
+            "{name}: cluster of {first} has extra members"
+        );
+        if levels && present.len() == tags.len() {
+            assert_eq!(out[c].level, *level, "{name}: level of {tags:?}");
+        }
+    }
+    for (tag, level) in clusters.singles {
+        let Some(c) = cluster_of(tag) else { continue };
+        assert_eq!(out[c].members.len(), 1, "{name}: {tag} should stay alone");
+        if levels {
+            assert_eq!(out[c].level, *level, "{name}: level of {tag}");
+        }
+    }
+    for (a, b) in clusters.apart {
+        if let (Some(ca), Some(cb)) = (cluster_of(a), cluster_of(b)) {
+            assert_ne!(ca, cb, "{name}: {a} and {b} must not merge");
+        }
+    }
+}
+
+#[test]
+fn cross_bot_merges_happen_in_the_engine() {
+    check_clusters("pr-101-three-bots", PR101, &CLUSTERS_101);
+    check_clusters("pr-102-gemini-copilot", PR102, &CLUSTERS_102);
+    check_clusters("pr-103-edge-cases", PR103, &CLUSTERS_103);
 }
 
 fn status<'a>(x: &'a adapters::Extraction, bot: &str) -> &'a review_consensus::model::SourceStatus {
@@ -806,4 +661,258 @@ fn provenance_ids_and_titles() {
         .map(|f| f.confidence)
         .collect();
     assert_eq!(low_confidence, vec![0.5], "E7' only");
+}
+
+mod never_panics {
+    use super::*;
+    use proptest::prelude::*;
+    use review_consensus::api::{
+        CodeScanningAlert, IssueComment, Review, ReviewComment, ReviewThread, ThreadComment,
+        ThreadComments, User,
+    };
+
+    /// Pieces of real bot markup mixed with arbitrary text, so structure parsers see
+    /// unclosed fences, stray `<details>`, half labels, CRLF and every script.
+    fn fragment() -> impl Strategy<Value = String> {
+        prop_oneof![
+            3 => any::<String>(),
+            1 => "[ -~\u{80}-\u{10FFFF}]{0,30}",
+            4 => prop::sample::select(vec![
+                "```", "````suggestion\n", "~~~markdown\n", "\n```\n", "<details>", "</details>",
+                "<summary>🧹 Nitpick comments (2)</summary>", "<summary>app/x.py-3-9 (1)</summary>",
+                "<summary>⚠️ Outside diff range comments (1)</summary>", "<summary>♻️ Duplicate comments (1)</summary>",
+                "<summary>🟠 Major comments (4)</summary>", "<blockquote>", "</blockquote>",
+                "`12-17`: ", "`8`: ", "_⚠️ Potential issue_ | _🟠 Major_", "_🔒 Security & Privacy_ | _🔴 Critical_ | _⚡ Quick win_",
+                "**Title.**", "**", "**issue (bug_risk):**", "**suggestion (security):** x", "\r\n", "\r", "\n", "\n\n",
+                "> ", "> [!CAUTION]\n", "<!--", "-->", "<!-- cr-comment:v1:abc -->",
+                "<!-- <review_comment_addressed> -->", "[Show more details](https://x/security/code-scanning/41)",
+                "/code-scanning/99999999999999999999999", "**app/x.py:20**\n* ", "**a.py:9-2**",
+                "<summary>Comments suppressed due to low confidence (1)</summary>", "### Suppressed comments (1)\n",
+                "## CodeQL / X\n", "[nitpick] ", "P1: ", "P0 (x): ", "`", "日本語 العربية 🙏", "e.g. ", ". ",
+                "rate limited by coderabbit.ai", "Sorry @x, this account has used its review budget",
+                "<!-- review-bot-ack -->", "Also applies to: 1-2, 5", "![high](https://x/high-priority.svg)",
+                "| a | b |\n|---|---|\n", "<table><tr><td>", "    indented code\n", "- item\n", "1. ",
+            ]).prop_map(str::to_owned),
+        ]
+    }
+
+    fn body() -> impl Strategy<Value = String> {
+        prop::collection::vec(fragment(), 0..48).prop_map(|parts| parts.concat())
+    }
+
+    fn maybe_line() -> impl Strategy<Value = Option<u32>> {
+        prop_oneof![
+            Just(None),
+            (0u32..80).prop_map(Some),
+            any::<u32>().prop_map(Some)
+        ]
+    }
+
+    #[derive(Debug, Clone)]
+    struct Shape {
+        body: String,
+        path: Option<String>,
+        line: Option<u32>,
+        start_line: Option<u32>,
+        original_line: Option<u32>,
+        side_left: bool,
+        file_level: bool,
+        resolved: bool,
+        outdated: bool,
+    }
+
+    fn shape() -> impl Strategy<Value = Shape> {
+        (
+            body(),
+            prop_oneof![
+                Just(None),
+                Just(Some(String::new())),
+                "[a-z/._]{1,20}".prop_map(Some)
+            ],
+            maybe_line(),
+            maybe_line(),
+            maybe_line(),
+            any::<bool>(),
+            any::<bool>(),
+            any::<bool>(),
+            any::<bool>(),
+        )
+            .prop_map(
+                |(
+                    body,
+                    path,
+                    line,
+                    start_line,
+                    original_line,
+                    side_left,
+                    file_level,
+                    resolved,
+                    outdated,
+                )| Shape {
+                    body,
+                    path,
+                    line,
+                    start_line,
+                    original_line,
+                    side_left,
+                    file_level,
+                    resolved,
+                    outdated,
+                },
+            )
+    }
+
+    /// One PR where every registered adapter's every login posted `shape` everywhere.
+    fn snapshot(shape: &Shape) -> PrSnapshot {
+        let mut snapshot = PrSnapshot::default();
+        snapshot.pull.head.sha = "head".to_owned();
+        let mut id = 1u64;
+        let mut alerts = Vec::new();
+        let mut threads = Vec::new();
+        for adapter in adapters::registry() {
+            for login in adapter.default_logins() {
+                let user = User {
+                    login: (*login).to_owned(),
+                    id: adapter.user_ids().first().copied().unwrap_or(0),
+                    kind: "Bot".to_owned(),
+                };
+                id += 1;
+                snapshot.review_comments.push(ReviewComment {
+                    id,
+                    user: Some(user.clone()),
+                    body: shape.body.clone(),
+                    path: shape.path.clone(),
+                    line: shape.line,
+                    start_line: shape.start_line,
+                    original_line: shape.original_line,
+                    side: Some(if shape.side_left { "LEFT" } else { "RIGHT" }.to_owned()),
+                    subject_type: Some(if shape.file_level { "file" } else { "line" }.to_owned()),
+                    commit_id: Some(if shape.outdated { "old" } else { "head" }.to_owned()),
+                    ..ReviewComment::default()
+                });
+                threads.push(ReviewThread {
+                    is_resolved: shape.resolved,
+                    is_outdated: shape.outdated,
+                    comments: ThreadComments {
+                        nodes: vec![ThreadComment {
+                            database_id: Some(id),
+                        }],
+                    },
+                    ..ReviewThread::default()
+                });
+                snapshot.review_comments.push(ReviewComment {
+                    id: id + 1000,
+                    in_reply_to_id: Some(id),
+                    user: None,
+                    body: shape.body.clone(),
+                    ..ReviewComment::default()
+                });
+                snapshot.reviews.push(Review {
+                    id,
+                    user: Some(user.clone()),
+                    body: Some(shape.body.clone()),
+                    commit_id: Some("head".to_owned()),
+                    ..Review::default()
+                });
+                snapshot.issue_comments.push(IssueComment {
+                    id,
+                    user: Some(user),
+                    body: Some(shape.body.clone()),
+                    ..IssueComment::default()
+                });
+            }
+            let mut alert = CodeScanningAlert {
+                number: 41,
+                state: Some("open".to_owned()),
+                ..CodeScanningAlert::default()
+            };
+            alert.rule.description = Some(shape.body.clone());
+            alert.rule.security_severity_level = Some(shape.body.chars().take(8).collect());
+            alert.most_recent_instance.message.text = Some(shape.body.clone());
+            alert.most_recent_instance.location.path = shape.path.clone();
+            alert.most_recent_instance.location.start_line = shape.line;
+            alert.most_recent_instance.location.end_line = shape.start_line;
+            alerts.push(alert);
+        }
+        snapshot.code_scanning = CodeScanning::Alerts(alerts);
+        snapshot.review_threads = Some(threads);
+        snapshot
+    }
+
+    fn check(shape: &Shape) {
+        let snapshot = snapshot(shape);
+        let sources = adapters::registry()
+            .iter()
+            .map(|a| adapters::SourceConfig {
+                adapter: a.id().to_owned(),
+                logins: Vec::new(),
+            })
+            .collect::<Vec<_>>();
+        for options in [
+            ExtractOptions::default(),
+            ExtractOptions {
+                include_outdated: true,
+                include_resolved: true,
+            },
+        ] {
+            let x = extract(&snapshot, &sources, &options);
+            assert_eq!(x.sources.len(), sources.len());
+            for f in &x.findings {
+                assert!(!f.title.trim().is_empty(), "{}: empty title", f.bot);
+                if [CR, SO, GH, CP].contains(&f.bot.as_str()) {
+                    assert!(f.title.chars().count() <= 241, "{}: title too long", f.bot);
+                    assert!(
+                        f.detail.chars().count() <= 481,
+                        "{}: detail too long",
+                        f.bot
+                    );
+                }
+            }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+        #[test]
+        fn arbitrary_bodies_never_panic(shape in shape()) {
+            check(&shape);
+        }
+    }
+
+    #[test]
+    fn sixty_kilobyte_bodies() {
+        let nasty = "_⚠️ Potential issue_ | _🟠 Major_\r\n<details><summary>🧩 Analysis chain</summary>\r\n```shell\r\nrg x\r\n<details>\r\n**Not a title.**\r\n~~~\r\n日本語 🙏 `x` ";
+        let mut body = String::new();
+        while body.len() < 60 * 1024 {
+            body.push_str(nasty);
+        }
+        body.push_str("**The real title.**\r\n");
+        let section = "> <details><summary>🧹 Nitpick comments (2)</summary><blockquote>\n<details><summary>a.py-1-2 (1)</summary>\n`1-2`: _🔵 Trivial_\n**T.**\n---\n";
+        let mut sections = String::new();
+        while sections.len() < 60 * 1024 {
+            sections.push_str(section);
+        }
+        for body in [body, sections] {
+            let started = std::time::Instant::now();
+            for path in [Some("app/x.py".to_owned()), None] {
+                check(&Shape {
+                    body: body.clone(),
+                    path,
+                    line: Some(3),
+                    start_line: Some(1),
+                    original_line: None,
+                    side_left: false,
+                    file_level: false,
+                    resolved: false,
+                    outdated: false,
+                });
+            }
+            // Every registered adapter reads it several times; a quadratic pass would not fit.
+            assert!(
+                started.elapsed().as_secs() < 30,
+                "took {:?}",
+                started.elapsed()
+            );
+        }
+    }
 }

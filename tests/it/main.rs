@@ -5,6 +5,7 @@ mod support;
 
 mod action;
 mod adapters;
+mod adapters_more;
 mod checks;
 mod cli;
 mod config;

@@ -1,0 +1,278 @@
+//! CodeRabbit (`coderabbitai[bot]`): inline comments (three label generations), findings in
+//! review bodies (Nitpick / Outside diff range / severity overflow / Duplicate sections),
+//! addressed/withdrawn markers. Walkthroughs, notices, AI-prompt digests, review info and
+//! "Additional comments" are not findings. Formats: docs/bot-formats.md section 1.
+
+mod parse;
+mod review_body;
+
+use crate::adapters::taxonomy::NativeCategory;
+use crate::adapters::{
+    anchor, category_for, detail_from, markdown, provenance, Activity, Adapter, AdapterOutput,
+    Identity,
+};
+use crate::api::{PrSnapshot, ReviewComment};
+use crate::model::{Category, CategorySource, NormalizedFinding, Severity};
+use parse::{parse_body, pill_severity, Parsed};
+use review_body::{merge_body_items, review_items};
+
+pub struct CodeRabbit;
+
+const ID: &str = "coderabbit";
+
+impl Adapter for CodeRabbit {
+    fn id(&self) -> &'static str {
+        ID
+    }
+
+    fn default_logins(&self) -> &'static [&'static str] {
+        &["coderabbitai[bot]"]
+    }
+
+    fn user_ids(&self) -> &'static [u64] {
+        &[136622811]
+    }
+
+    fn parse(&self, snapshot: &PrSnapshot, logins: &[String]) -> AdapterOutput {
+        let identity = Identity::new(logins, self.user_ids());
+        let mut out = AdapterOutput::default();
+        let mut activity = Activity::new(snapshot.head_sha());
+
+        for comment in &snapshot.review_comments {
+            if !identity.matches(comment.user.as_ref()) || comment.in_reply_to_id.is_some() {
+                continue;
+            }
+            activity.reviewed(comment.commit_id.as_deref());
+            match inline_finding(comment) {
+                Ok((finding, withdrawn)) => {
+                    out.readable += 1;
+                    if withdrawn {
+                        out.withdrawn.push(finding.finding_id.clone());
+                    }
+                    out.findings.push(finding);
+                }
+                Err(reason) => out
+                    .malformed
+                    .push(format!("comment {}: {reason}", comment.id)),
+            }
+        }
+
+        let mut body_items = Vec::new();
+        for review in &snapshot.reviews {
+            if !identity.matches(review.user.as_ref()) {
+                continue;
+            }
+            let body = review.body.as_deref().unwrap_or("");
+            if body.trim().is_empty() {
+                continue; // the review wrapping a thread reply
+            }
+            out.readable += 1;
+            if let Some(notice) = notice_kind(body) {
+                activity.declined();
+                out.notes
+                    .push(format!("review {}: {notice} notice", review.id));
+                continue;
+            }
+            activity.reviewed(review.commit_id.as_deref());
+            body_items.extend(review_items(review));
+        }
+
+        for comment in &snapshot.issue_comments {
+            if !identity.matches(comment.user.as_ref()) {
+                continue;
+            }
+            out.readable += 1;
+            // Notices carry the walkthrough marker too: classify them first.
+            if let Some(notice) = notice_kind(comment.body.as_deref().unwrap_or("")) {
+                activity.declined();
+                out.notes
+                    .push(format!("issue comment {}: {notice} notice", comment.id));
+            }
+        }
+
+        merge_body_items(&mut out, body_items);
+        out.coverage = activity.coverage();
+        out
+    }
+}
+
+/// A rate-limit / skip / pause / failure notice (no review happened).
+fn notice_kind(body: &str) -> Option<&'static str> {
+    let lower = body.to_lowercase();
+    if lower.contains("rate limited by coderabbit.ai") || lower.contains("rate limit exceeded") {
+        Some("rate-limit")
+    } else if lower.contains("review skipped") || lower.contains("skip review by coderabbit.ai") {
+        Some("review skipped")
+    } else if lower.contains("reviews paused") || lower.contains("review paused") {
+        Some("reviews paused")
+    } else if lower.contains("review failed") {
+        Some("review failed")
+    } else {
+        None
+    }
+}
+
+/// Defaults when a label is missing, by where the item was found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Section {
+    Inline,
+    Nitpick,
+    OutsideDiff,
+    Duplicate,
+    Overflow(Severity),
+}
+
+impl Section {
+    fn default_severity(self) -> Severity {
+        match self {
+            Section::Nitpick => Severity::Low,
+            Section::Overflow(severity) => severity,
+            Section::Inline | Section::OutsideDiff | Section::Duplicate => Severity::Medium,
+        }
+    }
+
+    fn from_summary(summary: &str) -> Option<Section> {
+        let lower = summary.to_lowercase();
+        if lower.contains("nitpick") {
+            return Some(Section::Nitpick);
+        }
+        if lower.contains("outside diff") {
+            return Some(Section::OutsideDiff);
+        }
+        if lower.contains("duplicate comments") {
+            return Some(Section::Duplicate);
+        }
+        // Overflow sections: "🟠 Major comments (43)".
+        let head = lower.split("comments").next().unwrap_or("");
+        if lower.contains("comments") {
+            let word = head.split_whitespace().last().unwrap_or("");
+            if let Some(severity) = pill_severity(word) {
+                return Some(Section::Overflow(severity));
+            }
+        }
+        None
+    }
+}
+
+fn build(parsed: Parsed, section: Section, file: &str, finding_id: String) -> NormalizedFinding {
+    let labels = parsed.labels;
+    let severity = labels
+        .pill
+        .or(labels.type_severity)
+        .unwrap_or(section.default_severity());
+    let native = NativeCategory {
+        strong: labels.category,
+        weak: labels
+            .type_category
+            .or((section == Section::Nitpick).then_some(Category::Style)),
+    };
+    let (category, source) = category_for(native, file, &parsed.title, &parsed.explanation);
+    let mut finding =
+        NormalizedFinding::new(ID, finding_id, severity, category.as_str(), parsed.title);
+    finding.detail = detail_from(&parsed.explanation);
+    if !parsed.also_applies.is_empty() {
+        let extra = format!("(also applies to: {})", parsed.also_applies.join(", "));
+        finding.detail = markdown::shorten(format!("{} {extra}", finding.detail).trim(), 480);
+    }
+    finding.nitpick = labels.nitpick || section == Section::Nitpick;
+    finding.provenance.category_source = Some(source);
+    finding
+}
+
+fn inline_finding(comment: &ReviewComment) -> Result<(NormalizedFinding, bool), String> {
+    let anchor = anchor(comment).ok_or("no `path`")?;
+    let parsed = parse_body(&comment.body)?;
+    let withdrawn = parsed.withdrawn;
+    let id = parsed
+        .hidden_id
+        .clone()
+        .unwrap_or_else(|| comment.id.to_string());
+    let mut finding = build(parsed, Section::Inline, &anchor.file, id);
+    let source = finding
+        .provenance
+        .category_source
+        .unwrap_or(CategorySource::Fallback);
+    finding.evidence.file = anchor.file.clone();
+    finding.evidence.line = anchor.line;
+    finding.evidence.end_line = anchor.end_line;
+    finding.provenance = provenance(comment, &anchor, source);
+    Ok((finding, withdrawn))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::Review;
+
+    fn cr_user() -> Option<crate::api::User> {
+        Some(crate::api::User {
+            login: "coderabbitai[bot]".into(),
+            id: 136622811,
+            kind: "Bot".into(),
+        })
+    }
+
+    #[test]
+    fn review_body_sections() {
+        let body = "**Actionable comments posted: 1**\n\n\
+<details>\n<summary>♻️ Duplicate comments (2)</summary><blockquote>\n\n\
+<details>\n<summary>app/a.py (2)</summary><blockquote>\n\n\
+`10-12`: _⚠️ Potential issue_ | _🟠 Major_\n\n**Guard the null row.**\n\nStill valid.\n\n<!-- cr-comment:v1:aaa -->\n\n---\n\n\
+`40-41`: _⚠️ Potential issue_\n\n**Close the file handle.**\n\nIt leaks.\n\n\
+</blockquote></details>\n\n</blockquote></details>\n\n\
+<details>\n<summary>🟠 Major comments (1)</summary><blockquote>\n\n\
+<details>\n<summary>web/x.tsx-32-68 (1)</summary><blockquote>\n\n\
+_🚀 Performance & Scalability_\n\n**Memoise the rows.**\n\nRe-renders every keystroke.\n\n\
+</blockquote></details>\n\n</blockquote></details>\n\n\
+<details>\n<summary>🔇 Additional comments (1)</summary><blockquote>\n\n\
+<details>\n<summary>app/a.py (1)</summary><blockquote>\n\n`3-3`: **LGTM.**\n\n</blockquote></details>\n\n</blockquote></details>\n\n\
+<details>\n<summary>🤖 Prompt for all review comments with AI agents</summary>\n\n```\nIn `@app/a.py`:\n- Around line 10-12: guard.\n```\n\n</details>";
+        let mut snapshot = PrSnapshot::default();
+        snapshot.pull.head.sha = "h".into();
+        snapshot.review_comments.push(ReviewComment {
+            id: 5,
+            user: cr_user(),
+            body: "_⚠️ Potential issue_ | _🟠 Major_\n\n**Guard the null row.**\n\n<!-- cr-comment:v1:aaa -->".into(),
+            path: Some("app/a.py".into()),
+            start_line: Some(10),
+            line: Some(12),
+            commit_id: Some("old".into()),
+            ..ReviewComment::default()
+        });
+        snapshot.reviews.push(Review {
+            id: 77,
+            user: cr_user(),
+            body: Some(body.into()),
+            commit_id: Some("h".into()),
+            ..Review::default()
+        });
+        let out = CodeRabbit.parse(&snapshot, &["coderabbitai[bot]".to_owned()]);
+        let titles: Vec<&str> = out.findings.iter().map(|f| f.title.as_str()).collect();
+        assert_eq!(
+            titles,
+            vec![
+                "Guard the null row.",
+                "Memoise the rows.",
+                "Close the file handle."
+            ],
+            "the duplicate of the inline finding merges; LGTM notes and the digest are ignored"
+        );
+        let memo = &out.findings[1];
+        assert_eq!(
+            (memo.evidence.line, memo.evidence.end_line),
+            (Some(32), Some(68))
+        );
+        assert_eq!(
+            (memo.severity, memo.category.as_str()),
+            (Severity::High, "performance")
+        );
+        let dup = &out.findings[2];
+        assert_eq!(
+            (dup.severity, dup.category.as_str()),
+            (Severity::Medium, "bug")
+        );
+        assert_eq!(dup.finding_id, "review-77-2");
+        assert!(out.notes.iter().any(|n| n.contains("duplicate")));
+        assert_eq!(out.coverage, crate::model::Coverage::Reviewed);
+    }
+}
