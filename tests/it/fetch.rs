@@ -233,3 +233,22 @@ async fn other_graphql_errors_are_not_retried() {
     assert!(snap.review_threads.is_none());
     assert_eq!(fake.count("POST /graphql"), 1);
 }
+
+#[tokio::test]
+async fn an_unreachable_api_is_an_error_naming_the_endpoint() {
+    let data = PrData::fixture("pr-101-three-bots");
+    // Port 9 (discard) is closed on 127.0.0.1: connection refused, retried, then reported.
+    let gh = GitHub::new("http://127.0.0.1:9", "http://127.0.0.1:9/graphql", None)
+        .unwrap()
+        .with_retry(crate::support::fast_retry());
+    let err = fetch_snapshot(&gh, &target(&data)).await.unwrap_err();
+    let text = err.to_string();
+    assert!(text.starts_with("GET /repos/acme/payments-api/"), "{text}");
+    assert_eq!(err.status(), None);
+}
+
+#[test]
+fn a_bad_api_url_is_a_setup_error_naming_it() {
+    let err = GitHub::new("not a url", "https://api.github.com/graphql", None).unwrap_err();
+    assert!(err.to_string().contains("not a url"), "{err}");
+}

@@ -423,6 +423,7 @@ impl Respond for Route {
             Kind::Unexpected => {
                 state.unexpected.push(line.clone());
                 let message = format!("unexpected request: {line}");
+                let _ = writeln!(std::io::stderr(), "fake GitHub: {message}");
                 ResponseTemplate::new(500).set_body_json(json!({ "message": message }))
             }
             Kind::Pull => ok(&self.ctx.data.pull),
