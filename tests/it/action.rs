@@ -555,3 +555,26 @@ async fn run_dry_run_writes_nothing_and_save_replays_offline() {
     let replayed = String::from_utf8_lossy(&replay.stdout);
     assert!(replayed.contains("app/db/queries.py"));
 }
+
+#[tokio::test]
+async fn review_events_and_pull_request_target_resolve_the_pr() {
+    let data = PrData::fixture("pr-101-three-bots");
+    let fake = FakeBuilder::new(data.clone()).start().await;
+    let mut fork_pull = data.pull.clone();
+    fork_pull["head"]["repo"] = json!({"full_name": "mallory/payments-api"});
+    for (name, pull) in [
+        ("pull_request_review", &data.pull),
+        ("pull_request_review_comment", &data.pull),
+        // A fork PR, but `pull_request_target` has a write token: the comment is written.
+        ("pull_request_target", &fork_pull),
+    ] {
+        let ran = ActionRun::new(&fake, &data)
+            .event(name, json!({"action": "submitted", "pull_request": pull}))
+            .run();
+        assert_eq!(ran.code, 1, "{name}: {}", ran.stderr);
+        assert_eq!(ran.output("confirmed"), "4", "{name}");
+        assert!(!ran.output("comment-id").is_empty(), "{name}");
+    }
+    assert_eq!(stickies(&fake).len(), 1);
+    assert_clean(&fake);
+}
