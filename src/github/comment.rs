@@ -78,8 +78,10 @@ pub async fn upsert_sticky_as(
         let new = create(gh, target, marker, body, login).await?;
         // A concurrent run may have created one too: the fresh list decides (oldest wins).
         ours = mine(&list_comments(gh, target).await?, marker, login);
-        if ours.is_empty() {
+        // The list may lag behind our write; ours must be in it to be kept or deleted.
+        if !ours.iter().any(|c| c.id == new.id) {
             ours.push(new.clone());
+            ours.sort_by_key(|c| c.id);
         }
         created = Some(new);
     }
@@ -102,11 +104,22 @@ pub async fn upsert_sticky_as(
         return Ok(done(keep, StickyAction::Unchanged, deleted));
     }
     let path = comment_path(target, keep.id);
-    let reply = gh
+    match gh
         .write(Method::PATCH, &path, Some(&json!({ "body": body })))
-        .await?;
-    let edited = parse_comment(&reply.body, &path)?;
-    Ok(done(edited, StickyAction::Updated, deleted))
+        .await
+    {
+        Ok(reply) => Ok(done(
+            parse_comment(&reply.body, &path)?,
+            StickyAction::Updated,
+            deleted,
+        )),
+        // Deleted since we listed it (a concurrent run, a person): post a new one.
+        Err(err) if err.status() == Some(404) => {
+            let new = create(gh, target, marker, body, login).await?;
+            Ok(done(new, StickyAction::Created, deleted))
+        }
+        Err(err) => Err(err),
+    }
 }
 
 fn done(comment: IssueComment, action: StickyAction, deleted: Vec<u64>) -> Sticky {
