@@ -1,10 +1,23 @@
 //! The whole run against GitHub: fetch, analyze, publish. Used by the action (no arguments
 //! under `GITHUB_ACTIONS=true`) and by `run --repo --pr`.
 
-use std::path::PathBuf;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 
+use anyhow::Context;
+
+use crate::adapters::ExtractOptions;
+use crate::api::IssueComment;
 use crate::config::{Config, GitHubEnv, PrTarget};
-use crate::model::Outcome;
+use crate::consensus::ConsensusOptions;
+use crate::github::checks::{self, CheckRunSpec};
+use crate::github::comment::{self, StickyAction};
+use crate::github::threads::viewer_login;
+use crate::github::{fetch_snapshot, GitHub, GitHubError, RetryPolicy};
+use crate::model::{ConsensusLevel, Gate, Outcome};
+use crate::pipeline::{self, AnalysisOptions, ExtraSource};
+use crate::publish::{commands, outputs};
+use crate::render::{self, RenderOptions};
 
 #[derive(Debug)]
 pub struct RunRequest<'a> {
@@ -25,6 +38,417 @@ pub struct RunResult {
 }
 
 pub async fn run(request: RunRequest<'_>) -> anyhow::Result<RunResult> {
-    let _ = request;
-    todo!("edge-github")
+    let RunRequest {
+        config,
+        env,
+        mut target,
+        dry_run,
+        save_dir,
+    } = request;
+    let console = Console {
+        enabled: env.in_actions,
+    };
+    let retry = RetryPolicy::from_vars(|name| std::env::var(name).ok());
+    let gh = GitHub::new(&env.api_url, &env.graphql_url, config.token.as_ref())?.with_retry(retry);
+
+    console.group(&format!("Fetch {}#{}", target.full_name(), target.number));
+    // Who we are is only needed to find our comment; asked beside the fetch, off the
+    // critical path.
+    let will_comment = !dry_run && config.comment && !read_only(env, &target);
+    let (snapshot, login) = tokio::join!(fetch_snapshot(&gh, &target), async {
+        if will_comment {
+            Some(viewer_login(&gh).await)
+        } else {
+            None
+        }
+    });
+    console.endgroup();
+    let snapshot = snapshot.with_context(|| {
+        format!(
+            "cannot read pull request {}#{}",
+            target.full_name(),
+            target.number
+        )
+    })?;
+    if target.head_sha.as_deref().is_none_or(str::is_empty) {
+        target.head_sha = Some(snapshot.head_sha().to_owned());
+    }
+    if let Some(dir) = &save_dir {
+        crate::local::save_snapshot_dir(&snapshot, dir)
+            .with_context(|| format!("cannot save the API JSON to {}", dir.display()))?;
+    }
+
+    console.group("Analyze");
+    let extra = sarif_sources(&config.sarif, crate::adapters::sarif::parse);
+    let outcome = pipeline::analyze(Some(&snapshot), &config.sources, extra, &options(config));
+    let markdown = render::render_comment(
+        &outcome,
+        &RenderOptions {
+            header: config.comment_header.clone(),
+            server_url: Some(env.server_url.clone()),
+            ..RenderOptions::default()
+        },
+    );
+    let report = render::render_report(&outcome);
+    console.endgroup();
+
+    console.group("Publish");
+    let mut published = Published::default();
+    let mut failure = None;
+    if !dry_run {
+        let written = Written {
+            markdown: &markdown,
+            known: &snapshot.issue_comments,
+            login: login.as_deref(),
+        };
+        match publish(&gh, config, env, &target, &outcome, written).await {
+            Ok(done) => published = done,
+            Err(err) => failure = Some(err),
+        }
+    }
+    for warning in &published.warnings {
+        console.warning(warning);
+    }
+    write_files(config, env, &outcome, &markdown, &report, &published)?;
+    console.endgroup();
+    for line in render::annotations::workflow_annotations(&outcome) {
+        console.line(&line);
+    }
+    if let Some(err) = failure {
+        return Err(err);
+    }
+    Ok(RunResult {
+        outcome,
+        comment: markdown,
+    })
+}
+
+fn options(config: &Config) -> AnalysisOptions {
+    AnalysisOptions {
+        extract: ExtractOptions {
+            include_outdated: config.include_outdated,
+            include_resolved: config.include_resolved,
+        },
+        consensus: ConsensusOptions {
+            bots_ran: config.bots_ran,
+            line_window: config.line_window,
+            title_overlap: config.title_overlap,
+        },
+        synthesis: Default::default(),
+        fail_on: config.fail_on,
+    }
+}
+
+/// What the GitHub writes produced, for the outputs, and what to warn about.
+#[derive(Debug, Default)]
+struct Published {
+    comment_id: Option<u64>,
+    comment_url: Option<String>,
+    warnings: Vec<String>,
+}
+
+const READ_ONLY: &str = "the token cannot write to this pull request (a fork PR or missing \
+    `pull-requests: write`); the report is in the job summary and the gate still applies";
+
+/// The token cannot write: a fork PR outside `pull_request_target`.
+fn read_only(env: &GitHubEnv, target: &PrTarget) -> bool {
+    target.from_fork && env.event_name.as_deref() != Some("pull_request_target")
+}
+
+/// The comment to write and what is already known about the PR's comments.
+struct Written<'a> {
+    markdown: &'a str,
+    known: &'a [IssueComment],
+    login: Option<&'a str>,
+}
+
+/// The sticky comment and the check run. A read-only token or a missing `checks: write`
+/// is a warning; any other failure is an error.
+async fn publish(
+    gh: &GitHub,
+    config: &Config,
+    env: &GitHubEnv,
+    target: &PrTarget,
+    outcome: &Outcome,
+    written: Written<'_>,
+) -> anyhow::Result<Published> {
+    let mut published = Published::default();
+    if read_only(env, target) {
+        published
+            .warnings
+            .push(format!("fork pull request: {READ_ONLY}"));
+        return Ok(published);
+    }
+    if config.comment {
+        let marker = render::markdown::marker(config.comment_header.as_deref());
+        let login = match written.login {
+            Some(login) => login.to_owned(),
+            None => viewer_login(gh).await,
+        };
+        let upsert = comment::upsert_sticky_as(
+            gh,
+            target,
+            &marker,
+            written.markdown,
+            Some(written.known),
+            &login,
+        );
+        match upsert.await {
+            Ok(sticky) => {
+                let verb = match sticky.action {
+                    StickyAction::Created => "created",
+                    StickyAction::Updated => "updated",
+                    StickyAction::Unchanged => "unchanged",
+                };
+                tracing::info!("sticky comment {} {verb}", sticky.id);
+                published.comment_id = Some(sticky.id);
+                published.comment_url = Some(sticky.html_url);
+            }
+            // Not fatal: the markdown is in the job summary. The check run may still work.
+            Err(err) if err.is_forbidden() => {
+                published.warnings.push(format!("{err}: {READ_ONLY}"))
+            }
+            Err(err) => return Err(err).context("cannot write the sticky comment"),
+        }
+    }
+    if let Some(name) = &config.check_name {
+        match check_run(gh, target, name, outcome, written.markdown).await {
+            Ok(()) => {}
+            Err(err) if err.is_forbidden() => published.warnings.push(format!(
+                "{err}: cannot create the check run `{name}` (needs `checks: write`); \
+                 the job's exit code is still the gate"
+            )),
+            Err(err) => return Err(err).context("cannot create the check run"),
+        }
+    }
+    Ok(published)
+}
+
+async fn check_run(
+    gh: &GitHub,
+    target: &PrTarget,
+    name: &str,
+    outcome: &Outcome,
+    markdown: &str,
+) -> Result<(), GitHubError> {
+    let head_sha = target.head_sha.clone().unwrap_or_default();
+    let title = format!(
+        "{} confirmed, {} needs verification, {} unverified",
+        outcome.count_at(ConsensusLevel::Confirmed),
+        outcome.count_at(ConsensusLevel::NeedsVerification),
+        outcome.count_at(ConsensusLevel::Unverified),
+    );
+    let run = checks::publish_check_run(
+        gh,
+        target,
+        CheckRunSpec {
+            name,
+            head_sha: &head_sha,
+            conclusion: match outcome.gate {
+                Gate::Pass => "success",
+                Gate::Fail => "failure",
+            },
+            title: &title,
+            summary: markdown,
+            annotations: render::annotations::check_annotations(outcome),
+        },
+    )
+    .await?;
+    tracing::info!("check run {} created ({} requests)", run.id, run.requests);
+    Ok(())
+}
+
+/// The runner's files: job summary, JSON report, step outputs (each when its path is known).
+fn write_files(
+    config: &Config,
+    env: &GitHubEnv,
+    outcome: &Outcome,
+    markdown: &str,
+    report: &serde_json::Value,
+    published: &Published,
+) -> anyhow::Result<()> {
+    if let Some(path) = &env.step_summary_path {
+        outputs::append_step_summary(path, markdown)
+            .with_context(|| format!("cannot write the job summary {}", path.display()))?;
+    }
+    outputs::write_report(&config.report_path, report).with_context(|| {
+        format!(
+            "cannot write the report to {}",
+            config.report_path.display()
+        )
+    })?;
+    if let Some(path) = &env.output_path {
+        let values = output_values(outcome, published, &config.report_path);
+        let pairs: Vec<(&str, String)> = values.iter().map(|(k, v)| (*k, v.clone())).collect();
+        outputs::write_outputs(path, &pairs)
+            .with_context(|| format!("cannot write the step outputs {}", path.display()))?;
+    }
+    Ok(())
+}
+
+fn output_values(
+    outcome: &Outcome,
+    published: &Published,
+    report: &Path,
+) -> Vec<(&'static str, String)> {
+    vec![
+        (
+            "confirmed",
+            outcome.count_at(ConsensusLevel::Confirmed).to_string(),
+        ),
+        (
+            "needs-verification",
+            outcome
+                .count_at(ConsensusLevel::NeedsVerification)
+                .to_string(),
+        ),
+        (
+            "unverified",
+            outcome.count_at(ConsensusLevel::Unverified).to_string(),
+        ),
+        ("suppressed", outcome.suppressed().count().to_string()),
+        ("total", outcome.findings.len().to_string()),
+        ("bots-ran", outcome.bots_ran.to_string()),
+        ("gate", outcome.gate.as_str().to_owned()),
+        (
+            "comment-id",
+            published
+                .comment_id
+                .map(|id| id.to_string())
+                .unwrap_or_default(),
+        ),
+        (
+            "comment-url",
+            published.comment_url.clone().unwrap_or_default(),
+        ),
+        ("report", report.display().to_string()),
+    ]
+}
+
+/// Each file matching the `sarif` globs becomes extra sources; an unreadable one is listed
+/// as malformed, a glob matching nothing is a warning.
+pub fn sarif_sources(
+    globs: &[String],
+    parse: fn(&str) -> Result<Vec<ExtraSource>, String>,
+) -> Vec<ExtraSource> {
+    let mut sources = Vec::new();
+    for pattern in globs {
+        let paths = match glob::glob(pattern) {
+            Ok(paths) => paths.filter_map(Result::ok).collect::<Vec<_>>(),
+            Err(err) => {
+                sources.push(ExtraSource::malformed(
+                    pattern.clone(),
+                    format!("bad glob: {err}"),
+                ));
+                continue;
+            }
+        };
+        if paths.is_empty() {
+            tracing::warn!("`sarif` pattern {pattern} matched no file");
+        }
+        for path in paths {
+            let name = path.display().to_string();
+            match std::fs::read_to_string(&path)
+                .map_err(|err| err.to_string())
+                .and_then(|text| parse(&text))
+            {
+                Ok(found) => sources.extend(found),
+                Err(reason) => sources.push(ExtraSource::malformed(name, reason)),
+            }
+        }
+    }
+    sources
+}
+
+/// Workflow commands on stdout, only inside Actions (a laptop run prints none).
+struct Console {
+    enabled: bool,
+}
+
+impl Console {
+    fn line(&self, text: &str) {
+        if self.enabled {
+            let mut out = std::io::stdout().lock();
+            let _ = writeln!(out, "{text}");
+        }
+    }
+
+    fn group(&self, title: &str) {
+        self.line(&commands::command("group", &[], title));
+    }
+
+    fn endgroup(&self) {
+        self.line(&commands::command("endgroup", &[], ""));
+    }
+
+    /// In Actions a `::warning::` (shown on the run page), elsewhere a log line.
+    fn warning(&self, message: &str) {
+        if self.enabled {
+            self.line(&commands::command("warning", &[], message));
+        } else {
+            tracing::warn!("{message}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::SourceState;
+
+    #[test]
+    fn sarif_globs_become_sources_and_bad_files_are_malformed() {
+        let dir = tempfile::tempdir().unwrap();
+        let fixtures = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/bots/sarif");
+        std::fs::copy(
+            format!("{fixtures}/semgrep.sarif"),
+            dir.path().join("a.sarif"),
+        )
+        .unwrap();
+        std::fs::write(dir.path().join("b.sarif"), "{ not json").unwrap();
+        let pattern = format!("{}/*.sarif", dir.path().display());
+        let none = format!("{}/*.nothing", dir.path().display());
+        let sources = sarif_sources(&[pattern, none], crate::adapters::sarif::parse);
+        let ok: Vec<_> = sources
+            .iter()
+            .filter(|s| s.status.status == SourceState::Ok)
+            .collect();
+        assert!(!ok.is_empty() && ok.iter().any(|s| !s.findings.is_empty()));
+        let bad: Vec<_> = sources
+            .iter()
+            .filter(|s| s.status.status == SourceState::Malformed)
+            .collect();
+        assert_eq!(bad.len(), 1);
+        assert!(bad[0].status.bot.ends_with("b.sarif"));
+    }
+
+    #[test]
+    fn outputs_carry_every_contract_name() {
+        let outcome = pipeline::analyze(None, &[], Vec::new(), &AnalysisOptions::default());
+        let published = Published {
+            comment_id: Some(7),
+            comment_url: Some("https://x/7".to_owned()),
+            warnings: Vec::new(),
+        };
+        let values = output_values(&outcome, &published, Path::new("/tmp/r.json"));
+        let names: Vec<&str> = values.iter().map(|(k, _)| *k).collect();
+        assert_eq!(
+            names,
+            [
+                "confirmed",
+                "needs-verification",
+                "unverified",
+                "suppressed",
+                "total",
+                "bots-ran",
+                "gate",
+                "comment-id",
+                "comment-url",
+                "report"
+            ]
+        );
+        assert!(values.contains(&("comment-id", "7".to_owned())));
+        assert!(values.contains(&("gate", "pass".to_owned())));
+        assert!(values.contains(&("report", "/tmp/r.json".to_owned())));
+    }
 }

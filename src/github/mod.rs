@@ -1,1 +1,365 @@
 //! Every GitHub API call lives under this module; nothing else imports octocrab.
+//!
+//! octocrab is used as an authenticated HTTP client only (its raw `_get`/`_post`/...), with the
+//! project's lean serde shapes from `crate::api`: its typed models have failed on real
+//! payloads. Two clients: REST at `GITHUB_API_URL`, GraphQL at `GITHUB_GRAPHQL_URL` exactly
+//! (GHES serves `/api/graphql`, not `{api}/graphql`).
+
+pub mod checks;
+pub mod comment;
+pub mod fetch;
+pub mod retry;
+pub mod threads;
+
+use std::time::Duration;
+
+use http::{HeaderMap, Method, StatusCode};
+use octocrab::Octocrab;
+use secrecy::SecretString;
+use serde_json::Value;
+
+pub use fetch::fetch_snapshot;
+pub use retry::RetryPolicy;
+
+/// A failed GitHub call, naming the endpoint (never the token).
+#[derive(Debug, thiserror::Error)]
+pub enum GitHubError {
+    #[error("{endpoint}: HTTP {status}: {message}")]
+    Status {
+        endpoint: String,
+        status: u16,
+        message: String,
+    },
+    #[error("{endpoint}: {message}")]
+    Transport { endpoint: String, message: String },
+    #[error("{endpoint}: unexpected response: {message}")]
+    Decode { endpoint: String, message: String },
+    #[error("{endpoint}: GraphQL error: {message}")]
+    GraphQl { endpoint: String, message: String },
+    #[error("cannot set up the GitHub client for {url}: {message}")]
+    Setup { url: String, message: String },
+}
+
+impl GitHubError {
+    pub fn status(&self) -> Option<u16> {
+        match self {
+            GitHubError::Status { status, .. } => Some(*status),
+            _ => None,
+        }
+    }
+
+    /// A 403 on a write: the token cannot write here (a fork PR, or missing permissions).
+    pub fn is_forbidden(&self) -> bool {
+        self.status() == Some(403)
+    }
+
+    /// GitHub's wording for an installation token without the permission (fork PRs).
+    pub fn is_read_only(&self) -> bool {
+        matches!(self, GitHubError::Status { status: 403, message, .. }
+            if message.contains("Resource not accessible by integration"))
+    }
+}
+
+/// One HTTP response, read whole: status, headers and body text.
+#[derive(Debug)]
+pub struct Reply {
+    pub status: StatusCode,
+    pub headers: HeaderMap,
+    pub body: String,
+}
+
+impl Reply {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).and_then(|v| v.to_str().ok())
+    }
+
+    /// GitHub's `message` field, or the start of the body.
+    pub fn message(&self) -> String {
+        serde_json::from_str::<Value>(&self.body)
+            .ok()
+            .and_then(|v| v.get("message").and_then(Value::as_str).map(str::to_owned))
+            .unwrap_or_else(|| self.body.chars().take(200).collect())
+    }
+
+    pub fn json(&self, endpoint: &str) -> Result<Value, GitHubError> {
+        serde_json::from_str(&self.body).map_err(|err| GitHubError::Decode {
+            endpoint: endpoint.to_owned(),
+            message: format!("invalid JSON: {err}"),
+        })
+    }
+
+    fn into_error(self, endpoint: &str) -> GitHubError {
+        GitHubError::Status {
+            endpoint: endpoint.to_owned(),
+            status: self.status.as_u16(),
+            message: self.message(),
+        }
+    }
+}
+
+/// The REST and GraphQL clients of one run, with the retry policy for reads.
+#[derive(Debug, Clone)]
+pub struct GitHub {
+    rest: Octocrab,
+    graphql: Octocrab,
+    api_url: String,
+    graphql_url: String,
+    retry: RetryPolicy,
+}
+
+impl GitHub {
+    /// Clients for `api_url` (REST) and `graphql_url` (GraphQL, used exactly as given).
+    pub fn new(
+        api_url: &str,
+        graphql_url: &str,
+        token: Option<&SecretString>,
+    ) -> Result<GitHub, GitHubError> {
+        let api_url = api_url.trim_end_matches('/').to_owned();
+        let graphql_url = graphql_url.trim_end_matches('/').to_owned();
+        Ok(GitHub {
+            rest: build_client(&api_url, token)?,
+            // Base = the endpoint itself, so octocrab's base-path joining leaves it alone.
+            graphql: build_client(&graphql_url, token)?,
+            api_url,
+            graphql_url,
+            retry: RetryPolicy::default(),
+        })
+    }
+
+    pub fn with_retry(mut self, retry: RetryPolicy) -> GitHub {
+        self.retry = retry;
+        self
+    }
+
+    pub fn api_url(&self) -> &str {
+        &self.api_url
+    }
+
+    /// One request, no retry. `target` is a path under the REST base or an absolute URL
+    /// (a `Link` page or the GraphQL endpoint).
+    pub async fn send(
+        &self,
+        method: Method,
+        target: &str,
+        body: Option<&Value>,
+    ) -> Result<Reply, GitHubError> {
+        let endpoint = endpoint_name(&method, target);
+        let client = if target == self.graphql_url {
+            &self.graphql
+        } else {
+            &self.rest
+        };
+        let uri = if target.starts_with("http://") || target.starts_with("https://") {
+            target.to_owned()
+        } else {
+            format!("{}{}", self.api_url, target)
+        };
+        let transport = |err: octocrab::Error| GitHubError::Transport {
+            endpoint: endpoint.clone(),
+            message: error_text(&err),
+        };
+        let response = match method {
+            Method::GET => client._get(uri.as_str()).await,
+            Method::POST => client._post(uri.as_str(), body).await,
+            Method::PATCH => client._patch(uri.as_str(), body).await,
+            Method::DELETE => client._delete(uri.as_str(), body).await,
+            other => {
+                return Err(GitHubError::Transport {
+                    endpoint,
+                    message: format!("unsupported method {other}"),
+                })
+            }
+        }
+        .map_err(transport)?;
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = client.body_to_string(response).await.map_err(transport)?;
+        Ok(Reply {
+            status,
+            headers,
+            body,
+        })
+    }
+
+    /// A read: retried on 5xx, 429 and secondary rate limits; an error status is an error.
+    pub async fn read(&self, target: &str) -> Result<Reply, GitHubError> {
+        self.read_with(Method::GET, target, None).await
+    }
+
+    async fn read_with(
+        &self,
+        method: Method,
+        target: &str,
+        body: Option<&Value>,
+    ) -> Result<Reply, GitHubError> {
+        let reply = retry::with_retry(&self.retry, &endpoint_name(&method, target), || {
+            self.send(method.clone(), target, body)
+        })
+        .await?;
+        self.check(&method, target, reply)
+    }
+
+    /// A write: sent once. The caller decides how to recover (re-list first).
+    pub async fn write(
+        &self,
+        method: Method,
+        target: &str,
+        body: Option<&Value>,
+    ) -> Result<Reply, GitHubError> {
+        let reply = self.send(method.clone(), target, body).await?;
+        self.check(&method, target, reply)
+    }
+
+    fn check(&self, method: &Method, target: &str, reply: Reply) -> Result<Reply, GitHubError> {
+        if reply.status.is_success() {
+            Ok(reply)
+        } else {
+            Err(reply.into_error(&endpoint_name(method, target)))
+        }
+    }
+
+    /// A GraphQL query (a read, so retried), returning `data`. `errors` in a 200 is an
+    /// error, retried only when it is a rate limit (GraphQL reports those with HTTP 200).
+    pub async fn graphql(&self, query: &str, variables: Value) -> Result<Value, GitHubError> {
+        let body = serde_json::json!({ "query": query, "variables": variables });
+        let endpoint = endpoint_name(&Method::POST, &self.graphql_url);
+        let mut attempt = 1;
+        loop {
+            let reply = self
+                .read_with(Method::POST, &self.graphql_url, Some(&body))
+                .await?;
+            let mut value = reply.json(&endpoint)?;
+            let Some(message) = graphql_errors(&value) else {
+                return Ok(value
+                    .get_mut("data")
+                    .map(Value::take)
+                    .unwrap_or(Value::Null));
+            };
+            let rate_limited = message.to_lowercase().contains("rate limit");
+            if !rate_limited || attempt >= self.retry.max_attempts {
+                return Err(GitHubError::GraphQl { endpoint, message });
+            }
+            let wait = self.retry.rate_limit_wait(attempt);
+            tracing::warn!(
+                "{endpoint}: {message} (attempt {attempt}), retrying in {:.1}s",
+                wait.as_secs_f64()
+            );
+            tokio::time::sleep(wait).await;
+            attempt += 1;
+        }
+    }
+
+    /// Whether an absolute URL (a `Link` page) is on our REST host, so the token may go there.
+    fn same_origin(&self, url: &str) -> bool {
+        origin(url) == origin(&self.api_url)
+    }
+}
+
+/// The joined messages of a GraphQL `errors` array, when there is one.
+fn graphql_errors(value: &Value) -> Option<String> {
+    let errors = value.get("errors")?.as_array()?;
+    if errors.is_empty() {
+        return None;
+    }
+    let messages: Vec<&str> = errors
+        .iter()
+        .map(|e| {
+            e.get("message")
+                .and_then(Value::as_str)
+                .or_else(|| e.get("type").and_then(Value::as_str))
+                .unwrap_or("unknown error")
+        })
+        .collect();
+    Some(messages.join("; "))
+}
+
+fn origin(url: &str) -> &str {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let host_len = rest.find('/').unwrap_or(rest.len());
+    &url[..url.len() - rest.len() + host_len]
+}
+
+fn build_client(url: &str, token: Option<&SecretString>) -> Result<Octocrab, GitHubError> {
+    let setup = |message: String| GitHubError::Setup {
+        url: url.to_owned(),
+        message,
+    };
+    let mut builder = Octocrab::builder()
+        .base_uri(url)
+        .map_err(|err| setup(error_text(&err)))?
+        .add_header(
+            http::header::ACCEPT,
+            "application/vnd.github+json".to_owned(),
+        )
+        .set_connect_timeout(Some(Duration::from_secs(10)))
+        .set_read_timeout(Some(Duration::from_secs(60)));
+    if let Some(token) = token {
+        builder = builder.personal_token(token.clone());
+    }
+    builder.build().map_err(|err| setup(error_text(&err)))
+}
+
+/// `GET /repos/o/r/pulls/1/comments` (path only: no host, no query).
+pub fn endpoint_name(method: &Method, target: &str) -> String {
+    let path = target
+        .split_once("://")
+        .map(|(_, rest)| rest.find('/').map_or("/", |i| &rest[i..]))
+        .unwrap_or(target);
+    let path = path.split('?').next().unwrap_or(path);
+    format!("{method} {path}")
+}
+
+fn error_text(err: &octocrab::Error) -> String {
+    let mut text = err.to_string();
+    let mut source = std::error::Error::source(err);
+    while let Some(inner) = source {
+        text.push_str(": ");
+        text.push_str(&inner.to_string());
+        source = inner.source();
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn endpoint_names_drop_host_and_query() {
+        assert_eq!(
+            endpoint_name(&Method::GET, "https://h.example/api/v3/repos/o/r?page=2"),
+            "GET /api/v3/repos/o/r"
+        );
+        assert_eq!(
+            endpoint_name(&Method::POST, "/repos/o/r/check-runs"),
+            "POST /repos/o/r/check-runs"
+        );
+    }
+
+    #[test]
+    fn origins_compare_scheme_and_host() {
+        assert_eq!(origin("http://127.0.0.1:80/api/v3"), "http://127.0.0.1:80");
+        assert_eq!(origin("https://api.github.com"), "https://api.github.com");
+        assert_ne!(
+            origin("https://evil.example/x"),
+            origin("https://api.github.com")
+        );
+    }
+
+    #[test]
+    fn read_only_is_a_403_with_githubs_wording() {
+        let err = GitHubError::Status {
+            endpoint: "POST /x".into(),
+            status: 403,
+            message: "Resource not accessible by integration".into(),
+        };
+        assert!(err.is_read_only() && err.is_forbidden());
+        let other = GitHubError::Status {
+            endpoint: "POST /x".into(),
+            status: 404,
+            message: "Not Found".into(),
+        };
+        assert!(!other.is_read_only());
+        assert!(err.to_string().contains("POST /x: HTTP 403"));
+    }
+}

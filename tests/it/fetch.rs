@@ -1,0 +1,254 @@
+//! Fetching a PR against the fake GitHub: pagination, retries, GHES paths, optional sources.
+
+use std::time::{Duration, Instant};
+
+use review_consensus::api::CodeScanning;
+use review_consensus::github::{fetch_snapshot, GitHub, RetryPolicy};
+use serde_json::json;
+use wiremock::ResponseTemplate;
+
+use crate::support::{client, target, FakeBuilder, PrData};
+
+#[tokio::test]
+async fn fetches_a_fixture_pr_with_every_source() {
+    let data = PrData::fixture("pr-103-edge-cases");
+    let fake = FakeBuilder::new(data.clone()).start().await;
+    let snap = fetch_snapshot(&client(&fake), &target(&data))
+        .await
+        .unwrap();
+    assert_eq!(snap.repository, "acme/payments-api");
+    assert_eq!(snap.head_sha(), "e5d4c3b2a1f0e9d8c7b6a5f4e3d2c1b0a9f8e7d6");
+    // 21 review comments; the fixture's malformed one still parses as a shape (no path).
+    assert_eq!(snap.review_comments.len() + snap.unreadable.len(), 21);
+    assert_eq!(snap.reviews.len(), 14);
+    assert_eq!(snap.issue_comments.len(), 3);
+    assert!(matches!(snap.code_scanning, CodeScanning::Alerts(ref a) if !a.is_empty()));
+    let threads = snap.review_threads.expect("thread state");
+    assert_eq!(threads.len(), data.threads.len());
+    assert!(threads.iter().any(|t| t.is_resolved));
+    assert!(
+        fake.state().unexpected.is_empty(),
+        "{:?}",
+        fake.state().unexpected
+    );
+    // Every list asked for 100 per page.
+    let state = fake.state();
+    for r in state
+        .requests
+        .iter()
+        .filter(|r| r.contains("/comments") || r.contains("/reviews"))
+    {
+        assert!(r.contains("per_page=100"), "{r}");
+    }
+    assert!(state
+        .requests
+        .iter()
+        .any(|r| r.contains("ref=refs/pull/103/merge")));
+}
+
+#[tokio::test]
+async fn follows_link_headers_over_three_pages() {
+    let data = PrData::fixture("pr-101-three-bots");
+    let fake = FakeBuilder::new(data.clone()).page_size(6).start().await;
+    let snap = fetch_snapshot(&client(&fake), &target(&data))
+        .await
+        .unwrap();
+    assert_eq!(snap.review_comments.len(), 15);
+    let ids: Vec<u64> = snap.review_comments.iter().map(|c| c.id).collect();
+    let expected: Vec<u64> = data
+        .review_comments
+        .iter()
+        .map(|c| c["id"].as_u64().unwrap())
+        .collect();
+    assert_eq!(ids, expected, "all pages, in order");
+    assert_eq!(
+        fake.count("GET /repos/acme/payments-api/pulls/101/comments"),
+        3
+    );
+    assert!(fake.state().unexpected.is_empty());
+}
+
+#[tokio::test]
+async fn a_502_on_a_list_is_retried() {
+    let data = PrData::fixture("pr-101-three-bots");
+    let list = "/repos/acme/payments-api/pulls/101/reviews";
+    let fake = FakeBuilder::new(data.clone())
+        .fault(
+            "GET",
+            list,
+            ResponseTemplate::new(502).set_body_string("Bad Gateway"),
+            1,
+        )
+        .start()
+        .await;
+    let snap = fetch_snapshot(&client(&fake), &target(&data))
+        .await
+        .unwrap();
+    assert_eq!(snap.reviews.len(), 4);
+    assert_eq!(fake.count(&format!("GET {list}")), 2);
+}
+
+#[tokio::test]
+async fn a_secondary_rate_limit_waits_for_retry_after() {
+    let data = PrData::fixture("pr-102-gemini-copilot");
+    let list = "/repos/acme/payments-api/issues/102/comments";
+    let limited = ResponseTemplate::new(403)
+        .insert_header("retry-after", "1")
+        .set_body_json(json!({"message": "You have exceeded a secondary rate limit."}));
+    let fake = FakeBuilder::new(data.clone())
+        .fault("GET", list, limited, 1)
+        .start()
+        .await;
+    let gh = client(&fake).with_retry(RetryPolicy {
+        max_attempts: 3,
+        base_delay: Duration::from_millis(1),
+        max_wait: Duration::from_secs(5),
+    });
+    let started = Instant::now();
+    let snap = fetch_snapshot(&gh, &target(&data)).await.unwrap();
+    assert!(
+        started.elapsed() >= Duration::from_secs(1),
+        "retry-after honoured"
+    );
+    assert_eq!(snap.issue_comments.len(), 4);
+    assert_eq!(fake.count(&format!("GET {list}")), 2);
+}
+
+#[tokio::test]
+async fn a_list_failing_every_time_names_the_endpoint() {
+    let data = PrData::fixture("pr-101-three-bots");
+    let list = "/repos/acme/payments-api/pulls/101/comments";
+    let fake = FakeBuilder::new(data.clone())
+        .fault("GET", list, ResponseTemplate::new(503), 10)
+        .start()
+        .await;
+    let err = fetch_snapshot(&client(&fake), &target(&data))
+        .await
+        .unwrap_err();
+    assert_eq!(err.status(), Some(503));
+    assert!(err.to_string().contains(&format!("GET {list}")), "{err}");
+    assert_eq!(fake.count(&format!("GET {list}")), 4, "max attempts");
+}
+
+#[tokio::test]
+async fn ghes_paths_put_graphql_at_api_graphql() {
+    let data = PrData::fixture("pr-103-edge-cases");
+    let fake = FakeBuilder::new(data.clone()).ghes().start().await;
+    assert!(fake.api_url.ends_with("/api/v3") && fake.graphql_url.ends_with("/api/graphql"));
+    let snap = fetch_snapshot(&client(&fake), &target(&data))
+        .await
+        .unwrap();
+    assert!(snap.review_threads.is_some());
+    let state = fake.state();
+    assert!(state.unexpected.is_empty(), "{:?}", state.unexpected);
+    assert!(state.requests.iter().any(|r| r == "POST /api/graphql"));
+    assert!(state.requests.iter().any(|r| r
+        .starts_with("GET /api/v3/repos/acme/payments-api/pulls/103?")
+        || r == "GET /api/v3/repos/acme/payments-api/pulls/103"));
+}
+
+#[tokio::test]
+async fn thread_state_is_paged_and_its_failure_is_not_fatal() {
+    let data = PrData::fixture("pr-103-edge-cases");
+    let paged = FakeBuilder::new(data.clone())
+        .thread_page_size(5)
+        .start()
+        .await;
+    let snap = fetch_snapshot(&client(&paged), &target(&data))
+        .await
+        .unwrap();
+    assert_eq!(snap.review_threads.unwrap().len(), data.threads.len());
+    assert_eq!(paged.count("POST /graphql"), data.threads.len().div_ceil(5));
+
+    let failing = FakeBuilder::new(data.clone()).threads_fail().start().await;
+    let snap = fetch_snapshot(&client(&failing), &target(&data))
+        .await
+        .unwrap();
+    assert!(snap.review_threads.is_none());
+    assert_eq!(snap.reviews.len(), 14);
+}
+
+#[tokio::test]
+async fn code_scanning_not_enabled_is_an_absent_source() {
+    let data = PrData::fixture("pr-102-gemini-copilot");
+    let fake = FakeBuilder::new(data.clone()).start().await;
+    let snap = fetch_snapshot(&client(&fake), &target(&data))
+        .await
+        .unwrap();
+    assert!(
+        matches!(snap.code_scanning, CodeScanning::Unavailable(ref why) if why.contains("404"))
+    );
+}
+
+#[tokio::test]
+async fn bad_objects_are_reported_not_fatal() {
+    let mut data = PrData::fixture("pr-102-gemini-copilot");
+    data.reviews
+        .push(json!({"id": 77, "user": {"login": "x[bot]"}, "body": 12}));
+    let fake = FakeBuilder::new(data.clone()).start().await;
+    let snap = fetch_snapshot(&client(&fake), &target(&data))
+        .await
+        .unwrap();
+    assert_eq!(snap.reviews.len(), 2);
+    assert_eq!(snap.unreadable.len(), 1);
+    assert_eq!(snap.unreadable[0].surface, "reviews");
+    assert_eq!(snap.unreadable[0].id, Some(77));
+}
+
+#[tokio::test]
+async fn links_to_another_host_are_not_followed() {
+    let data = PrData::fixture("pr-101-three-bots");
+    let fake = FakeBuilder::new(data.clone()).page_size(6).start().await;
+    // A client whose REST base is a different origin than the Link URLs the fake emits.
+    let other = fake.api_url.replace("127.0.0.1", "localhost");
+    let gh = GitHub::new(&other, &fake.graphql_url, None).unwrap();
+    let err = fetch_snapshot(&gh, &target(&data)).await.unwrap_err();
+    assert!(err.to_string().contains("another host"), "{err}");
+}
+
+#[tokio::test]
+async fn a_graphql_rate_limit_in_a_200_is_retried() {
+    let data = PrData::fixture("pr-103-edge-cases");
+    let limited = ResponseTemplate::new(200).set_body_json(json!({
+        "errors": [{"type": "RATE_LIMITED", "message": "API rate limit exceeded for installation."}]
+    }));
+    let fake = FakeBuilder::new(data.clone())
+        .fault("POST", "/graphql", limited, 1)
+        .start()
+        .await;
+    let snap = fetch_snapshot(&client(&fake), &target(&data))
+        .await
+        .unwrap();
+    assert_eq!(snap.review_threads.unwrap().len(), data.threads.len());
+    assert_eq!(fake.count("POST /graphql"), 2);
+}
+
+#[tokio::test]
+async fn other_graphql_errors_are_not_retried() {
+    let data = PrData::fixture("pr-103-edge-cases");
+    let fake = FakeBuilder::new(data.clone()).threads_fail().start().await;
+    let snap = fetch_snapshot(&client(&fake), &target(&data))
+        .await
+        .unwrap();
+    assert!(snap.review_threads.is_none());
+    assert_eq!(fake.count("POST /graphql"), 1);
+}
+
+#[tokio::test]
+async fn an_unreachable_api_is_an_error_naming_the_endpoint() {
+    let data = PrData::fixture("pr-101-three-bots");
+    // Port 9 (discard) is closed on 127.0.0.1: connection refused, retried, then reported.
+    let gh = GitHub::new("http://127.0.0.1:9", "http://127.0.0.1:9/graphql", None)
+        .unwrap()
+        .with_retry(crate::support::fast_retry());
+    let err = fetch_snapshot(&gh, &target(&data)).await.unwrap_err();
+    let text = err.to_string();
+    assert!(text.starts_with("GET /repos/acme/payments-api/"), "{text}");
+    assert_eq!(err.status(), None);
+}
+
+#[test]
+fn a_bad_api_url_is_a_setup_error_naming_it() {
+    let err = GitHub::new("not a url", "https://api.github.com/graphql", None).unwrap_err();
+    assert!(err.to_string().contains("not a url"), "{err}");
+}

@@ -1,0 +1,648 @@
+//! A fake GitHub on 127.0.0.1 (wiremock): serves one PR's saved API JSON over REST (every
+//! list paged with `Link` headers) and GraphQL (review threads, viewer), accepts sticky
+//! comment and check-run writes with state (a second run edits in place), logs every request
+//! and answers anything else with a loud 500. Shared by the integration tests and by
+//! `examples/fake_github.rs` / `examples/action_bench.rs` (included there with `#[path]`).
+
+use std::fs::File;
+use std::io::Write;
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use serde_json::{json, Value};
+use wiremock::matchers::{any, method, path, path_regex};
+use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
+
+/// One PR's API data, as the endpoints return it (de-paginated).
+#[derive(Debug, Clone)]
+pub struct PrData {
+    pub owner: String,
+    pub repo: String,
+    pub number: u64,
+    pub pull: Value,
+    pub review_comments: Vec<Value>,
+    pub reviews: Vec<Value>,
+    pub issue_comments: Vec<Value>,
+    /// `None`: code scanning answers 404 (not enabled).
+    pub code_scanning: Option<Vec<Value>>,
+    /// GraphQL `reviewThreads` nodes.
+    pub threads: Vec<Value>,
+}
+
+impl PrData {
+    /// Read a saved-API-JSON folder (`pull.json`, `review_comments.json`, ...).
+    pub fn from_dir(dir: &Path) -> Result<PrData, String> {
+        let read = |name: &str| -> Result<Option<Value>, String> {
+            let file = dir.join(name);
+            if !file.exists() {
+                return Ok(None);
+            }
+            let text =
+                std::fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
+            serde_json::from_str(&text)
+                .map(Some)
+                .map_err(|e| format!("{}: {e}", file.display()))
+        };
+        let list = |name: &str| -> Result<Vec<Value>, String> {
+            Ok(match read(name)? {
+                Some(Value::Array(items)) => items,
+                Some(_) => return Err(format!("{name}: not a JSON array")),
+                None => Vec::new(),
+            })
+        };
+        let pull = read("pull.json")?.ok_or("pull.json is missing")?;
+        let full_name = pull
+            .pointer("/base/repo/full_name")
+            .and_then(Value::as_str)
+            .unwrap_or("acme/repo")
+            .to_owned();
+        let (owner, repo) = full_name.split_once('/').ok_or("bad full_name")?;
+        let threads = match read("review_threads.json")? {
+            Some(v) => v
+                .pointer("/data/repository/pullRequest/reviewThreads/nodes")
+                .or_else(|| v.pointer("/nodes"))
+                .cloned()
+                .unwrap_or(v)
+                .as_array()
+                .cloned()
+                .unwrap_or_default(),
+            None => Vec::new(),
+        };
+        Ok(PrData {
+            owner: owner.to_owned(),
+            repo: repo.to_owned(),
+            number: pull.get("number").and_then(Value::as_u64).unwrap_or(1),
+            pull,
+            review_comments: list("review_comments.json")?,
+            reviews: list("reviews.json")?,
+            issue_comments: list("issue_comments.json")?,
+            code_scanning: read("code_scanning_alerts.json")?.and_then(|v| v.as_array().cloned()),
+            threads,
+        })
+    }
+
+    /// An empty PR with a head commit.
+    pub fn empty(owner: &str, repo: &str, number: u64, head_sha: &str) -> PrData {
+        let full = format!("{owner}/{repo}");
+        PrData {
+            owner: owner.to_owned(),
+            repo: repo.to_owned(),
+            number,
+            pull: json!({
+                "number": number, "title": "a change",
+                "html_url": format!("https://github.com/{full}/pull/{number}"),
+                "user": {"login": "alice", "id": 1, "type": "User"},
+                "head": {"sha": head_sha, "ref": "feature", "repo": {"full_name": full}},
+                "base": {"sha": "b".repeat(40), "ref": "main", "repo": {"full_name": full}},
+            }),
+            review_comments: Vec::new(),
+            reviews: Vec::new(),
+            issue_comments: Vec::new(),
+            code_scanning: None,
+            threads: Vec::new(),
+        }
+    }
+
+    pub fn fixture(name: &str) -> PrData {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures")
+            .join(name);
+        match PrData::from_dir(&dir) {
+            Ok(data) => data,
+            Err(err) => panic!("fixture {name}: {err}"),
+        }
+    }
+}
+
+/// Mutable server state: the comment list (with our writes), check runs, the request log.
+#[derive(Debug, Default)]
+pub struct State {
+    pub issue_comments: Vec<Value>,
+    pub check_runs: Vec<Value>,
+    /// `(method, annotations in the request)` for every check-run write.
+    pub check_writes: Vec<(String, usize)>,
+    /// `METHOD /path?query` of every request, in order.
+    pub requests: Vec<String>,
+    /// Requests nothing was meant to answer.
+    pub unexpected: Vec<String>,
+    next_id: u64,
+    log: Option<File>,
+}
+
+/// Fluent set-up of a fake GitHub for one PR.
+pub struct FakeBuilder {
+    data: PrData,
+    api_prefix: String,
+    graphql_path: String,
+    viewer: Option<String>,
+    page_size: usize,
+    thread_page_size: usize,
+    threads_fail: bool,
+    faults: Vec<(String, String, ResponseTemplate, u64)>,
+    log_file: Option<PathBuf>,
+    port: u16,
+}
+
+impl FakeBuilder {
+    pub fn new(data: PrData) -> FakeBuilder {
+        FakeBuilder {
+            data,
+            api_prefix: String::new(),
+            graphql_path: "/graphql".to_owned(),
+            viewer: Some("github-actions[bot]".to_owned()),
+            page_size: 100,
+            thread_page_size: 100,
+            threads_fail: false,
+            faults: Vec::new(),
+            log_file: None,
+            port: 0,
+        }
+    }
+
+    /// GHES layout: REST under `/api/v3`, GraphQL at `/api/graphql`.
+    pub fn ghes(mut self) -> Self {
+        self.api_prefix = "/api/v3".to_owned();
+        self.graphql_path = "/api/graphql".to_owned();
+        self
+    }
+
+    /// The GraphQL `viewer.login`; `None` makes the viewer query fail.
+    pub fn viewer(mut self, login: Option<&str>) -> Self {
+        self.viewer = login.map(str::to_owned);
+        self
+    }
+
+    /// Items per page of every REST list (GitHub's is 100).
+    pub fn page_size(mut self, size: usize) -> Self {
+        self.page_size = size.max(1);
+        self
+    }
+
+    pub fn thread_page_size(mut self, size: usize) -> Self {
+        self.thread_page_size = size.max(1);
+        self
+    }
+
+    pub fn threads_fail(mut self) -> Self {
+        self.threads_fail = true;
+        self
+    }
+
+    /// Answer the next `times` requests to `method` + `path` with `template` instead.
+    /// REST paths (`/repos/...`) are given without the API prefix; GraphQL as `/graphql`.
+    pub fn fault(
+        mut self,
+        method: &str,
+        path: &str,
+        template: ResponseTemplate,
+        times: u64,
+    ) -> Self {
+        self.faults
+            .push((method.to_owned(), path.to_owned(), template, times));
+        self
+    }
+
+    pub fn log_file(mut self, path: PathBuf) -> Self {
+        self.log_file = Some(path);
+        self
+    }
+
+    pub fn port(mut self, port: u16) -> Self {
+        self.port = port;
+        self
+    }
+
+    pub async fn start(self) -> FakeGitHub {
+        let listener = match TcpListener::bind(("127.0.0.1", self.port)) {
+            Ok(l) => l,
+            Err(err) => panic!("cannot bind 127.0.0.1:{}: {err}", self.port),
+        };
+        let server = MockServer::builder().listener(listener).start().await;
+        let log = self.log_file.as_ref().map(|p| match File::create(p) {
+            Ok(f) => f,
+            Err(err) => panic!("cannot create {}: {err}", p.display()),
+        });
+        let next_id = self
+            .data
+            .issue_comments
+            .iter()
+            .filter_map(|c| c.get("id").and_then(Value::as_u64))
+            .max()
+            .unwrap_or(1_000)
+            + 1;
+        let state = Arc::new(Mutex::new(State {
+            issue_comments: self.data.issue_comments.clone(),
+            next_id,
+            log,
+            ..State::default()
+        }));
+        let ctx = Arc::new(Ctx {
+            data: self.data,
+            base: server.uri(),
+            viewer: self.viewer,
+            page_size: self.page_size,
+            thread_page_size: self.thread_page_size,
+            threads_fail: self.threads_fail,
+        });
+        let route = |kind: Kind| Route {
+            ctx: ctx.clone(),
+            state: state.clone(),
+            kind,
+        };
+        let p = &self.api_prefix;
+        let repo = format!("{p}/repos/{}/{}", ctx.data.owner, ctx.data.repo);
+        let n = ctx.data.number;
+        for (m, fault_path, template, times) in self.faults {
+            let full = if fault_path == "/graphql" {
+                self.graphql_path.clone()
+            } else {
+                format!("{p}{fault_path}")
+            };
+            Mock::given(method(m.as_str()))
+                .and(path(full))
+                .respond_with(route(Kind::Fixed(template)))
+                .up_to_n_times(times)
+                .mount(&server)
+                .await;
+        }
+        let routes = [
+            ("GET", format!("{repo}/pulls/{n}"), Kind::Pull),
+            (
+                "GET",
+                format!("{repo}/pulls/{n}/comments"),
+                Kind::List(List::ReviewComments),
+            ),
+            (
+                "GET",
+                format!("{repo}/pulls/{n}/reviews"),
+                Kind::List(List::Reviews),
+            ),
+            (
+                "GET",
+                format!("{repo}/issues/{n}/comments"),
+                Kind::List(List::IssueComments),
+            ),
+            (
+                "GET",
+                format!("{repo}/code-scanning/alerts"),
+                Kind::List(List::CodeScanning),
+            ),
+            (
+                "POST",
+                format!("{repo}/issues/{n}/comments"),
+                Kind::CreateComment,
+            ),
+            ("POST", format!("{repo}/check-runs"), Kind::CreateCheck),
+            ("POST", self.graphql_path.clone(), Kind::GraphQl),
+        ];
+        for (m, route_path, kind) in routes {
+            Mock::given(method(m))
+                .and(path(route_path))
+                .respond_with(route(kind))
+                .mount(&server)
+                .await;
+        }
+        let comment_re = format!("^{}/issues/comments/[0-9]+$", regex_escape(&repo));
+        let check_re = format!("^{}/check-runs/[0-9]+$", regex_escape(&repo));
+        for (m, re, kind) in [
+            ("PATCH", &comment_re, Kind::EditComment),
+            ("DELETE", &comment_re, Kind::DeleteComment),
+            ("PATCH", &check_re, Kind::UpdateCheck),
+        ] {
+            Mock::given(method(m))
+                .and(path_regex(re.as_str()))
+                .respond_with(route(kind))
+                .mount(&server)
+                .await;
+        }
+        Mock::given(any())
+            .respond_with(route(Kind::Unexpected))
+            .mount(&server)
+            .await;
+        FakeGitHub {
+            api_url: format!("{}{}", server.uri(), self.api_prefix),
+            graphql_url: format!("{}{}", server.uri(), self.graphql_path),
+            server,
+            state,
+        }
+    }
+}
+
+fn regex_escape(text: &str) -> String {
+    text.chars()
+        .flat_map(|c| {
+            let special = ".+*?()[]{}|^$\\".contains(c);
+            special
+                .then_some('\\')
+                .into_iter()
+                .chain(std::iter::once(c))
+        })
+        .collect()
+}
+
+/// A running fake; dropped = stopped.
+pub struct FakeGitHub {
+    pub server: MockServer,
+    pub state: Arc<Mutex<State>>,
+    /// `GITHUB_API_URL` for it.
+    pub api_url: String,
+    /// `GITHUB_GRAPHQL_URL` for it.
+    pub graphql_url: String,
+}
+
+impl FakeGitHub {
+    pub fn state(&self) -> MutexGuard<'_, State> {
+        lock(&self.state)
+    }
+
+    /// The requests so far whose `METHOD /path` starts with `prefix`.
+    pub fn count(&self, prefix: &str) -> usize {
+        self.state()
+            .requests
+            .iter()
+            .filter(|r| r.starts_with(prefix))
+            .count()
+    }
+
+    pub fn comments(&self) -> Vec<Value> {
+        self.state().issue_comments.clone()
+    }
+}
+
+fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {
+    state
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+struct Ctx {
+    data: PrData,
+    base: String,
+    viewer: Option<String>,
+    page_size: usize,
+    thread_page_size: usize,
+    threads_fail: bool,
+}
+
+#[derive(Clone, Copy)]
+enum List {
+    ReviewComments,
+    Reviews,
+    IssueComments,
+    CodeScanning,
+}
+
+enum Kind {
+    Pull,
+    List(List),
+    CreateComment,
+    EditComment,
+    DeleteComment,
+    CreateCheck,
+    UpdateCheck,
+    GraphQl,
+    Fixed(ResponseTemplate),
+    Unexpected,
+}
+
+struct Route {
+    ctx: Arc<Ctx>,
+    state: Arc<Mutex<State>>,
+    kind: Kind,
+}
+
+impl Respond for Route {
+    fn respond(&self, request: &Request) -> ResponseTemplate {
+        let mut state = lock(&self.state);
+        let line = match request.url.query() {
+            Some(q) => format!("{} {}?{q}", request.method, request.url.path()),
+            None => format!("{} {}", request.method, request.url.path()),
+        };
+        if let Some(log) = state.log.as_mut() {
+            let _ = writeln!(log, "{line}");
+        }
+        state.requests.push(line.clone());
+        match &self.kind {
+            Kind::Fixed(template) => template.clone(),
+            Kind::Unexpected => {
+                state.unexpected.push(line.clone());
+                let message = format!("unexpected request: {line}");
+                let _ = writeln!(std::io::stderr(), "fake GitHub: {message}");
+                ResponseTemplate::new(500).set_body_json(json!({ "message": message }))
+            }
+            Kind::Pull => ok(&self.ctx.data.pull),
+            Kind::List(list) => self.list(&state, *list, request),
+            Kind::CreateComment => self.create_comment(&mut state, request),
+            Kind::EditComment => self.edit_comment(&mut state, request),
+            Kind::DeleteComment => {
+                let id = last_id(request);
+                let before = state.issue_comments.len();
+                state
+                    .issue_comments
+                    .retain(|c| c.get("id").and_then(Value::as_u64) != Some(id));
+                if state.issue_comments.len() == before {
+                    not_found()
+                } else {
+                    ResponseTemplate::new(204)
+                }
+            }
+            Kind::CreateCheck => {
+                let body: Value = request.body_json().unwrap_or(Value::Null);
+                let id = state.next_id;
+                state.next_id += 1;
+                let count = annotations(&body);
+                state.check_writes.push(("POST".to_owned(), count));
+                let mut run = body.clone();
+                run["id"] = json!(id);
+                run["html_url"] = json!(format!(
+                    "https://github.com/{}/{}/runs/{id}",
+                    self.ctx.data.owner, self.ctx.data.repo
+                ));
+                state.check_runs.push(run.clone());
+                ResponseTemplate::new(201).set_body_json(run)
+            }
+            Kind::UpdateCheck => {
+                let body: Value = request.body_json().unwrap_or(Value::Null);
+                let id = last_id(request);
+                let count = annotations(&body);
+                state.check_writes.push(("PATCH".to_owned(), count));
+                match state
+                    .check_runs
+                    .iter()
+                    .find(|r| r.get("id").and_then(Value::as_u64) == Some(id))
+                {
+                    Some(run) => ok(run),
+                    None => not_found(),
+                }
+            }
+            Kind::GraphQl => self.graphql(request),
+        }
+    }
+}
+
+impl Route {
+    fn list(&self, state: &State, list: List, request: &Request) -> ResponseTemplate {
+        let data = &self.ctx.data;
+        let items: &[Value] = match list {
+            List::ReviewComments => &data.review_comments,
+            List::Reviews => &data.reviews,
+            List::IssueComments => &state.issue_comments,
+            List::CodeScanning => match &data.code_scanning {
+                Some(alerts) => alerts,
+                None => {
+                    return ResponseTemplate::new(404).set_body_json(
+                        json!({"message": "Code scanning is not enabled for this repository"}),
+                    )
+                }
+            },
+        };
+        let page: usize = query(request, "page")
+            .and_then(|p| p.parse().ok())
+            .unwrap_or(1)
+            .max(1);
+        let size = self.ctx.page_size;
+        let start = (page - 1) * size;
+        let chunk: Vec<Value> = items.iter().skip(start).take(size).cloned().collect();
+        let mut template = ResponseTemplate::new(200).set_body_json(Value::Array(chunk));
+        if start + size < items.len() {
+            let mut pairs: Vec<(String, String)> = request
+                .url
+                .query_pairs()
+                .filter(|(k, _)| k != "page")
+                .map(|(k, v)| (k.into_owned(), v.into_owned()))
+                .collect();
+            pairs.push(("page".to_owned(), (page + 1).to_string()));
+            let query = pairs
+                .iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect::<Vec<_>>()
+                .join("&");
+            let next = format!("{}{}?{query}", self.ctx.base, request.url.path());
+            template = template.insert_header("link", format!("<{next}>; rel=\"next\"").as_str());
+        }
+        template
+    }
+
+    fn create_comment(&self, state: &mut State, request: &Request) -> ResponseTemplate {
+        let Some(body) = request
+            .body_json::<Value>()
+            .ok()
+            .and_then(|b| b.get("body").and_then(Value::as_str).map(str::to_owned))
+        else {
+            return ResponseTemplate::new(422).set_body_json(json!({"message": "body is missing"}));
+        };
+        let id = state.next_id;
+        state.next_id += 1;
+        let login = self
+            .ctx
+            .viewer
+            .clone()
+            .unwrap_or_else(|| "github-actions[bot]".to_owned());
+        let comment = json!({
+            "id": id,
+            "body": body,
+            "user": {"login": login, "id": 41898282, "type": "Bot"},
+            "html_url": format!(
+                "https://github.com/{}/{}/pull/{}#issuecomment-{id}",
+                self.ctx.data.owner, self.ctx.data.repo, self.ctx.data.number
+            ),
+            "created_at": "2026-01-01T00:00:00Z",
+        });
+        state.issue_comments.push(comment.clone());
+        ResponseTemplate::new(201).set_body_json(comment)
+    }
+
+    fn edit_comment(&self, state: &mut State, request: &Request) -> ResponseTemplate {
+        let id = last_id(request);
+        let body = request
+            .body_json::<Value>()
+            .ok()
+            .and_then(|b| b.get("body").cloned());
+        match (
+            state
+                .issue_comments
+                .iter_mut()
+                .find(|c| c.get("id").and_then(Value::as_u64) == Some(id)),
+            body,
+        ) {
+            (Some(comment), Some(body)) => {
+                comment["body"] = body;
+                ok(comment)
+            }
+            (None, _) => not_found(),
+            (_, None) => ResponseTemplate::new(422).set_body_json(json!({"message": "no body"})),
+        }
+    }
+
+    fn graphql(&self, request: &Request) -> ResponseTemplate {
+        let body: Value = request.body_json().unwrap_or(Value::Null);
+        let query = body.get("query").and_then(Value::as_str).unwrap_or("");
+        if query.contains("viewer") {
+            return match &self.ctx.viewer {
+                Some(login) => ok(&json!({"data": {"viewer": {"login": login}}})),
+                None => ok(&json!({"errors": [{"message": "viewer is not available"}]})),
+            };
+        }
+        if query.contains("reviewThreads") {
+            if self.ctx.threads_fail {
+                return ok(&json!({"errors": [{"message": "Field 'isOutdated' doesn't exist"}]}));
+            }
+            let start: usize = body
+                .pointer("/variables/cursor")
+                .and_then(Value::as_str)
+                .and_then(|c| c.trim_start_matches('c').parse().ok())
+                .unwrap_or(0);
+            let size = self.ctx.thread_page_size;
+            let nodes: Vec<Value> = self
+                .ctx
+                .data
+                .threads
+                .iter()
+                .skip(start)
+                .take(size)
+                .cloned()
+                .collect();
+            let more = start + size < self.ctx.data.threads.len();
+            return ok(
+                &json!({"data": {"repository": {"pullRequest": {"reviewThreads": {
+                    "pageInfo": {"hasNextPage": more, "endCursor": format!("c{}", start + size)},
+                    "nodes": nodes,
+                }}}}}),
+            );
+        }
+        ResponseTemplate::new(500).set_body_json(json!({"message": "unexpected GraphQL query"}))
+    }
+}
+
+fn ok(value: &Value) -> ResponseTemplate {
+    ResponseTemplate::new(200).set_body_json(value.clone())
+}
+
+fn not_found() -> ResponseTemplate {
+    ResponseTemplate::new(404).set_body_json(json!({"message": "Not Found"}))
+}
+
+fn last_id(request: &Request) -> u64 {
+    request
+        .url
+        .path()
+        .rsplit('/')
+        .next()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0)
+}
+
+fn query(request: &Request, name: &str) -> Option<String> {
+    request
+        .url
+        .query_pairs()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v.into_owned())
+}
+
+fn annotations(body: &Value) -> usize {
+    body.pointer("/output/annotations")
+        .and_then(Value::as_array)
+        .map_or(0, Vec::len)
+}
