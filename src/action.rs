@@ -6,16 +6,14 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
-use crate::adapters::ExtractOptions;
 use crate::api::IssueComment;
 use crate::config::{Config, GitHubEnv, PrTarget};
-use crate::consensus::ConsensusOptions;
 use crate::github::checks::{self, CheckRunSpec};
 use crate::github::comment::{self, StickyAction};
 use crate::github::threads::viewer_login;
 use crate::github::{fetch_snapshot, GitHub, GitHubError, RetryPolicy};
 use crate::model::{ConsensusLevel, Gate, Outcome};
-use crate::pipeline::{self, AnalysisOptions, ExtraSource};
+use crate::pipeline::{self, ExtraSource};
 use crate::publish::{commands, outputs};
 use crate::render::{self, RenderOptions};
 
@@ -80,7 +78,7 @@ pub async fn run(request: RunRequest<'_>) -> anyhow::Result<RunResult> {
 
     console.group("Analyze");
     let extra = sarif_sources(&config.sarif, crate::adapters::sarif::parse);
-    let outcome = pipeline::analyze(Some(&snapshot), &config.sources, extra, &options(config));
+    let outcome = pipeline::analyze(Some(&snapshot), &config.sources, extra, &config.analysis_options());
     let markdown = render::render_comment(
         &outcome,
         &RenderOptions {
@@ -121,22 +119,6 @@ pub async fn run(request: RunRequest<'_>) -> anyhow::Result<RunResult> {
         outcome,
         comment: markdown,
     })
-}
-
-fn options(config: &Config) -> AnalysisOptions {
-    AnalysisOptions {
-        extract: ExtractOptions {
-            include_outdated: config.include_outdated,
-            include_resolved: config.include_resolved,
-        },
-        consensus: ConsensusOptions {
-            bots_ran: config.bots_ran,
-            line_window: config.line_window,
-            title_overlap: config.title_overlap,
-        },
-        synthesis: Default::default(),
-        fail_on: config.fail_on,
-    }
 }
 
 /// What the GitHub writes produced, for the outputs, and what to warn about.
