@@ -6,6 +6,7 @@
 //! that could match; the result is the plain pass's (`reference` in the tests).
 
 use std::collections::{BTreeMap, HashMap};
+use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::model::NormalizedFinding;
 
@@ -20,54 +21,108 @@ const STOP_WORDS: &[&str] = &[
     "will", "with", "within", "without", "would", "you", "your",
 ];
 
-/// Title tokens for fuzzy matching: lowercase words that start with a letter followed by
-/// word characters, minus stop words and tokens shorter than 3 characters; sorted, distinct.
-pub fn title_tokens(title: &str) -> Vec<String> {
-    let mut tokens = Vec::new();
-    let mut current = String::new();
-    let mut flush = |current: &mut String| {
-        if current.chars().count() >= 3 && !STOP_WORDS.contains(&current.as_str()) {
-            tokens.push(std::mem::take(current));
-        } else {
-            current.clear();
+/// A title's tokens in one buffer: one allocation for the text, one for the spans.
+pub(crate) struct Tokens {
+    text: String,
+    /// Byte ranges into `text`, sorted by content, distinct.
+    spans: Vec<(u32, u32)>,
+}
+
+impl Tokens {
+    /// Lowercase words that start with a letter followed by word characters, minus stop
+    /// words and tokens shorter than 3 characters.
+    pub(crate) fn new(title: &str) -> Tokens {
+        let mut text = String::with_capacity(title.len());
+        let mut spans: Vec<(u32, u32)> = Vec::new();
+        let mut start: Option<usize> = None;
+        let mut chars = 0usize;
+        let mut flush = |text: &mut String, start: &mut Option<usize>, chars: usize| {
+            if let Some(begin) = start.take() {
+                if chars >= 3 && !STOP_WORDS.contains(&&text[begin..]) {
+                    spans.push((begin as u32, text.len() as u32));
+                } else {
+                    text.truncate(begin);
+                }
+            }
+        };
+        for c in title.chars().flat_map(char::to_lowercase) {
+            if start.is_some() && (c.is_alphanumeric() || c == '_') {
+                text.push(c);
+                chars += 1;
+            } else if start.is_none() && c.is_alphabetic() {
+                start = Some(text.len());
+                text.push(c);
+                chars = 1;
+            } else {
+                flush(&mut text, &mut start, chars);
+            }
         }
-    };
-    for c in title.chars().flat_map(char::to_lowercase) {
-        let word_char = c.is_alphanumeric() || c == '_';
-        if !current.is_empty() && word_char {
-            current.push(c);
-        } else if current.is_empty() && c.is_alphabetic() {
-            current.push(c);
-        } else if !current.is_empty() {
-            flush(&mut current);
-        }
+        flush(&mut text, &mut start, chars);
+        spans.sort_unstable_by(|a, b| {
+            text[a.0 as usize..a.1 as usize].cmp(&text[b.0 as usize..b.1 as usize])
+        });
+        spans.dedup_by(|a, b| text[a.0 as usize..a.1 as usize] == text[b.0 as usize..b.1 as usize]);
+        Tokens { text, spans }
     }
-    flush(&mut current);
-    tokens.sort_unstable();
-    tokens.dedup();
-    tokens
+
+    fn iter(&self) -> impl Iterator<Item = &str> + '_ {
+        self.spans
+            .iter()
+            .map(|&(a, b)| &self.text[a as usize..b as usize])
+    }
+}
+
+/// Title tokens for fuzzy matching, sorted and distinct (see `Tokens::new` for the rule).
+pub fn title_tokens(title: &str) -> Vec<String> {
+    Tokens::new(title).iter().map(str::to_owned).collect()
 }
 
 /// Jaccard similarity of two sorted, distinct token lists; two empty sets give 0.
-pub fn jaccard(a: &[String], b: &[String]) -> f64 {
-    let (mut i, mut j, mut common) = (0, 0, 0usize);
-    while i < a.len() && j < b.len() {
-        match a[i].cmp(&b[j]) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                common += 1;
-                i += 1;
-                j += 1;
+pub fn jaccard<S: AsRef<str>>(a: &[S], b: &[S]) -> f64 {
+    jaccard_sorted(a.iter().map(AsRef::as_ref), b.iter().map(AsRef::as_ref))
+}
+
+fn jaccard_sorted<'a>(a: impl Iterator<Item = &'a str>, b: impl Iterator<Item = &'a str>) -> f64 {
+    let (mut a, mut b) = (a.peekable(), b.peekable());
+    let (mut common, mut total) = (0usize, 0usize);
+    loop {
+        match (a.peek(), b.peek()) {
+            (Some(x), Some(y)) => {
+                total += 1;
+                match x.cmp(y) {
+                    std::cmp::Ordering::Less => {
+                        a.next();
+                    }
+                    std::cmp::Ordering::Greater => {
+                        b.next();
+                    }
+                    std::cmp::Ordering::Equal => {
+                        common += 1;
+                        a.next();
+                        b.next();
+                    }
+                }
             }
+            (Some(_), None) => {
+                total += 1;
+                a.next();
+            }
+            (None, Some(_)) => {
+                total += 1;
+                b.next();
+            }
+            (None, None) => break,
         }
     }
-    let union = a.len() + b.len() - common;
-    if union == 0 {
+    if total == 0 {
         0.0
     } else {
-        common as f64 / union as f64
+        common as f64 / total as f64
     }
+}
+
+fn token_jaccard(a: &Tokens, b: &Tokens) -> f64 {
+    jaccard_sorted(a.iter(), b.iter())
 }
 
 /// The dedup knobs the rules read.
@@ -103,24 +158,46 @@ struct Group {
     lineless: Vec<usize>,
 }
 
-/// Cluster `findings` with the greedy single pass: indices of each cluster's members, in
-/// input order, clusters in creation order.
-pub fn cluster_indices(findings: &[NormalizedFinding], rules: Rules) -> Vec<Vec<usize>> {
-    let mut clusters: Vec<Vec<usize>> = Vec::new();
-    // Anchor tokens, computed on first use: most line-anchored clusters never need them.
-    let mut anchor_tokens: Vec<Option<Vec<String>>> = Vec::new();
-    let mut groups: HashMap<(&str, &str), Group> = HashMap::new();
+/// FxHash-style hasher for the (file, category) index: the keys are ours, not an
+/// attacker's choice of hash-flooding input worth SipHash's cost.
+#[derive(Default)]
+struct FastHasher(u64);
+
+impl Hasher for FastHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(word))
+                .wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+        }
+    }
+}
+
+/// Cluster `findings` with the greedy single pass: the cluster of each finding (clusters
+/// numbered in creation order) and the number of clusters.
+pub fn assign_clusters(findings: &[NormalizedFinding], rules: Rules) -> (Vec<usize>, usize) {
+    let mut cluster_of: Vec<usize> = Vec::with_capacity(findings.len());
+    // Per cluster: its anchor, and the anchor's tokens once some comparison needed them.
+    let mut anchors: Vec<usize> = Vec::new();
+    let mut anchor_tokens: Vec<Option<Tokens>> = Vec::new();
+    let mut groups: HashMap<(&str, &str), Group, BuildHasherDefault<FastHasher>> =
+        HashMap::default();
 
     for (index, finding) in findings.iter().enumerate() {
         let group = groups
             .entry((finding.evidence.file.as_str(), finding.category.as_str()))
             .or_default();
-        let mut own_tokens: Option<Vec<String>> = None;
+        let mut own_tokens: Option<Tokens> = None;
         let mut title_matches = |cluster: usize| {
-            let anchor = &findings[clusters[cluster][0]];
-            let theirs = anchor_tokens[cluster].get_or_insert_with(|| title_tokens(&anchor.title));
-            let mine = own_tokens.get_or_insert_with(|| title_tokens(&finding.title));
-            jaccard(mine, theirs) >= rules.title_overlap
+            let anchor = &findings[anchors[cluster]];
+            let theirs = anchor_tokens[cluster].get_or_insert_with(|| Tokens::new(&anchor.title));
+            let mine = own_tokens.get_or_insert_with(|| Tokens::new(&finding.title));
+            token_jaccard(mine, theirs) >= rules.title_overlap
         };
 
         let joined = match finding.evidence.line {
@@ -141,10 +218,11 @@ pub fn cluster_indices(findings: &[NormalizedFinding], rules: Rules) -> Vec<Vec<
         };
 
         match joined {
-            Some(cluster) => clusters[cluster].push(index),
+            Some(cluster) => cluster_of.push(cluster),
             None => {
-                let cluster = clusters.len();
-                clusters.push(vec![index]);
+                let cluster = anchors.len();
+                cluster_of.push(cluster);
+                anchors.push(index);
                 anchor_tokens.push(own_tokens);
                 group.clusters.push(cluster);
                 match finding.evidence.line {
@@ -155,6 +233,17 @@ pub fn cluster_indices(findings: &[NormalizedFinding], rules: Rules) -> Vec<Vec<
                 }
             }
         }
+    }
+    (cluster_of, anchors.len())
+}
+
+/// Member indices of each cluster, input order, clusters in creation order.
+#[cfg(test)]
+pub fn cluster_indices(findings: &[NormalizedFinding], rules: Rules) -> Vec<Vec<usize>> {
+    let (cluster_of, count) = assign_clusters(findings, rules);
+    let mut clusters = vec![Vec::new(); count];
+    for (index, cluster) in cluster_of.into_iter().enumerate() {
+        clusters[cluster].push(index);
     }
     clusters
 }
@@ -202,7 +291,7 @@ mod tests {
 
     #[test]
     fn jaccard_of_two_empty_sets_is_zero() {
-        assert_eq!(jaccard(&[], &[]), 0.0);
+        assert_eq!(jaccard::<&str>(&[], &[]), 0.0);
         let a = title_tokens("unused variable count");
         let b = title_tokens("variable count unused loop");
         assert_eq!(jaccard(&a, &b), 0.75);

@@ -50,15 +50,27 @@ pub fn compute_consensus(
         line_window: options.line_window,
         title_overlap: options.title_overlap,
     };
-    let mut clusters: Vec<ConsensusFinding> = cluster::cluster_indices(findings, rules)
+    let (cluster_of, count) = cluster::assign_clusters(findings, rules);
+    let mut members: Vec<Vec<NormalizedFinding>> = vec![Vec::new(); count];
+    for (finding, &cluster) in findings.iter().zip(&cluster_of) {
+        members[cluster].push(finding.clone());
+    }
+    let clusters: Vec<ConsensusFinding> = members
         .into_iter()
-        .map(|indices| {
-            let members = indices.into_iter().map(|i| findings[i].clone()).collect();
-            score::score_cluster(members, bots_ran)
-        })
+        .map(|members| score::score_cluster(members, bots_ran))
         .collect();
-    clusters.sort_by(score::output_order);
-    clusters
+    sort_stable(clusters, score::output_order)
+}
+
+/// A stable sort that moves each (large) element once: sort indices, then take in order.
+pub(crate) fn sort_stable<T>(
+    items: Vec<T>,
+    compare: impl Fn(&T, &T) -> std::cmp::Ordering,
+) -> Vec<T> {
+    let mut order: Vec<usize> = (0..items.len()).collect();
+    order.sort_by(|&a, &b| compare(&items[a], &items[b]));
+    let mut slots: Vec<Option<T>> = items.into_iter().map(Some).collect();
+    order.into_iter().filter_map(|i| slots[i].take()).collect()
 }
 
 /// The seed's dedup rules for one pair: does `b` describe the same issue as `a`? (The

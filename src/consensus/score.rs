@@ -26,9 +26,10 @@ pub fn bucket_for_score(score: f64) -> ConsensusLevel {
 
 /// One merged finding from its members (input order, never empty), `bots_ran` >= 1.
 pub fn score_cluster(members: Vec<NormalizedFinding>, bots_ran: usize) -> ConsensusFinding {
-    let mut detected_by: Vec<String> = members.iter().map(|m| m.bot.clone()).collect();
-    detected_by.sort_unstable();
-    detected_by.dedup();
+    let mut bots: Vec<&str> = members.iter().map(|m| m.bot.as_str()).collect();
+    bots.sort_unstable();
+    bots.dedup();
+    let detected_by: Vec<String> = bots.into_iter().map(str::to_owned).collect();
 
     let mut line: Option<u32> = None;
     let mut title = "";
