@@ -51,26 +51,62 @@ pub fn compute_consensus(
         title_overlap: options.title_overlap,
     };
     let (cluster_of, count) = cluster::assign_clusters(findings, rules);
-    let mut members: Vec<Vec<NormalizedFinding>> = vec![Vec::new(); count];
-    for (finding, &cluster) in findings.iter().zip(&cluster_of) {
-        members[cluster].push(finding.clone());
+
+    // Members grouped by cluster in one flat list (counting sort, input order kept).
+    let mut starts = vec![0usize; count + 1];
+    for &cluster in &cluster_of {
+        starts[cluster + 1] += 1;
     }
-    let clusters: Vec<ConsensusFinding> = members
-        .into_iter()
-        .map(|members| score::score_cluster(members, bots_ran))
+    for i in 0..count {
+        starts[i + 1] += starts[i];
+    }
+    let mut next = starts.clone();
+    let mut flat: Vec<usize> = vec![0; findings.len()];
+    for (index, &cluster) in cluster_of.iter().enumerate() {
+        flat[next[cluster]] = index;
+        next[cluster] += 1;
+    }
+    let members = |c: usize| flat[starts[c]..starts[c + 1]].iter().map(|&i| &findings[i]);
+
+    // Score and order on borrowed members; copy each member once, straight into place.
+    let summaries: Vec<score::Summary<'_>> = (0..count)
+        .filter_map(|c| score::summarize(members(c), bots_ran))
         .collect();
-    sort_stable(clusters, score::output_order)
+    let mut order: Vec<usize> = (0..summaries.len()).collect();
+    order.sort_by(|&a, &b| summaries[a].output_order(&summaries[b]));
+    let mut summaries: Vec<Option<score::Summary<'_>>> = summaries.into_iter().map(Some).collect();
+    order
+        .into_iter()
+        .filter_map(|c| {
+            let summary = summaries[c].take()?;
+            let owned = members(c).cloned().collect();
+            Some(summary.into_finding(owned))
+        })
+        .collect()
 }
 
-/// A stable sort that moves each (large) element once: sort indices, then take in order.
+/// A stable sort for large elements: sort indices, then apply the permutation in place by
+/// following its cycles (each element moves once, no second buffer).
 pub(crate) fn sort_stable<T>(
-    items: Vec<T>,
+    mut items: Vec<T>,
     compare: impl Fn(&T, &T) -> std::cmp::Ordering,
 ) -> Vec<T> {
+    // order[k] = the index of the element that belongs at position k.
     let mut order: Vec<usize> = (0..items.len()).collect();
     order.sort_by(|&a, &b| compare(&items[a], &items[b]));
-    let mut slots: Vec<Option<T>> = items.into_iter().map(Some).collect();
-    order.into_iter().filter_map(|i| slots[i].take()).collect()
+    for start in 0..items.len() {
+        let mut current = start;
+        loop {
+            let next = order[current];
+            order[current] = current;
+            if next == start {
+                break;
+            }
+            items.swap(current, next);
+            current = next;
+        }
+    }
+    items
 }
 
 /// The seed's dedup rules for one pair: does `b` describe the same issue as `a`? (The
@@ -94,4 +130,19 @@ pub fn must_address(
     min_level: ConsensusLevel,
 ) -> Vec<&ConsensusFinding> {
     consensus.iter().filter(|f| f.level >= min_level).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sort_stable;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn sort_stable_matches_std_stable_sort(items in prop::collection::vec((0..5u8, 0..1000u32), 0..80)) {
+            let mut expected = items.clone();
+            expected.sort_by_key(|&(key, _)| key);
+            prop_assert_eq!(sort_stable(items, |a, b| a.0.cmp(&b.0)), expected);
+        }
+    }
 }

@@ -2,7 +2,7 @@
 
 use std::cmp::Ordering;
 
-use crate::model::{ConsensusFinding, ConsensusLevel, NormalizedFinding};
+use crate::model::{ConsensusFinding, ConsensusLevel, NormalizedFinding, Severity};
 
 /// A bot's self-reported confidence forced into [0, 1]; NaN counts as 0.
 pub fn clamp_confidence(confidence: f64) -> f64 {
@@ -24,77 +24,113 @@ pub fn bucket_for_score(score: f64) -> ConsensusLevel {
     }
 }
 
-/// One merged finding from its members (input order, never empty), `bots_ran` >= 1.
-pub fn score_cluster(members: Vec<NormalizedFinding>, bots_ran: usize) -> ConsensusFinding {
-    let mut bots: Vec<&str> = members.iter().map(|m| m.bot.as_str()).collect();
-    bots.sort_unstable();
-    bots.dedup();
-    let detected_by: Vec<String> = bots.into_iter().map(str::to_owned).collect();
+/// A cluster's scores, computed from borrowed members before anything is copied.
+pub struct Summary<'a> {
+    anchor: &'a NormalizedFinding,
+    detected_by: Vec<&'a str>,
+    line: Option<u32>,
+    title: &'a str,
+    severity: Severity,
+    bots_ran: usize,
+    agreement_ratio: f64,
+    max_confidence: f64,
+    consensus_score: f64,
+}
 
-    let mut line: Option<u32> = None;
-    let mut title = "";
-    let mut title_chars = 0;
-    let mut severity = members.first().map(|m| m.severity).unwrap_or_default();
-    let mut max_confidence: f64 = 0.0;
-    for member in &members {
+/// Score a cluster from its members (input order, `members[0]` the anchor); `None` when
+/// empty. `bots_ran` 0 counts as 1.
+pub fn summarize<'a>(
+    members: impl IntoIterator<Item = &'a NormalizedFinding>,
+    bots_ran: usize,
+) -> Option<Summary<'a>> {
+    let mut members = members.into_iter();
+    let anchor = members.next()?;
+    let mut detected_by: Vec<&str> = vec![anchor.bot.as_str()];
+    let mut line: Option<u32> = anchor.evidence.line;
+    let mut title = anchor.title.as_str();
+    let mut title_chars = title.chars().count();
+    let mut severity = anchor.severity;
+    let mut max_confidence = clamp_confidence(anchor.confidence);
+    for member in members {
+        if !detected_by.contains(&member.bot.as_str()) {
+            detected_by.push(&member.bot);
+        }
         if let Some(l) = member.evidence.line {
             line = Some(line.map_or(l, |known| known.min(l)));
         }
-        let chars = member.title.chars().count();
-        if chars > title_chars || title.is_empty() {
-            title = &member.title;
-            title_chars = chars;
+        if member.title.len() > title_chars {
+            // Byte length >= character count: only then can it be longer in characters.
+            let chars = member.title.chars().count();
+            if chars > title_chars {
+                title = &member.title;
+                title_chars = chars;
+            }
         }
         severity = severity.max(member.severity);
         max_confidence = max_confidence.max(clamp_confidence(member.confidence));
     }
+    detected_by.sort_unstable();
 
     let bots_ran = bots_ran.max(1);
     let agreement_ratio = (detected_by.len() as f64 / bots_ran as f64).min(1.0);
-    let consensus_score = agreement_ratio * max_confidence;
-    let (file, category, title) = match members.first() {
-        Some(anchor) => (
-            anchor.evidence.file.clone(),
-            anchor.category.clone(),
-            title.to_owned(),
-        ),
-        None => Default::default(),
-    };
-    ConsensusFinding {
-        file,
+    Some(Summary {
+        anchor,
+        detected_by,
         line,
-        category,
         title,
         severity,
-        detected_by,
         bots_ran,
         agreement_ratio,
         max_confidence,
-        consensus_score,
-        level: bucket_for_score(consensus_score),
-        members,
-    }
+        consensus_score: agreement_ratio * max_confidence,
+    })
 }
 
-/// Score descending, severity descending, file, line (unknown last). Ties keep creation
-/// order when used with a stable sort.
-pub fn output_order(a: &ConsensusFinding, b: &ConsensusFinding) -> Ordering {
-    b.consensus_score
-        .total_cmp(&a.consensus_score)
-        .then_with(|| b.severity.cmp(&a.severity))
-        .then_with(|| a.file.cmp(&b.file))
-        .then_with(|| match (a.line, b.line) {
-            (Some(x), Some(y)) => x.cmp(&y),
-            (Some(_), None) => Ordering::Less,
-            (None, Some(_)) => Ordering::Greater,
-            (None, None) => Ordering::Equal,
-        })
+impl Summary<'_> {
+    /// Score descending, severity descending, file, line (unknown last). Ties keep creation
+    /// order when used with a stable sort.
+    pub fn output_order(&self, other: &Summary<'_>) -> Ordering {
+        other
+            .consensus_score
+            .total_cmp(&self.consensus_score)
+            .then_with(|| other.severity.cmp(&self.severity))
+            .then_with(|| self.anchor.evidence.file.cmp(&other.anchor.evidence.file))
+            .then_with(|| match (self.line, other.line) {
+                (Some(x), Some(y)) => x.cmp(&y),
+                (Some(_), None) => Ordering::Less,
+                (None, Some(_)) => Ordering::Greater,
+                (None, None) => Ordering::Equal,
+            })
+    }
+
+    /// The merged finding, owning copies of its members.
+    pub fn into_finding(self, members: Vec<NormalizedFinding>) -> ConsensusFinding {
+        ConsensusFinding {
+            file: self.anchor.evidence.file.clone(),
+            line: self.line,
+            category: self.anchor.category.clone(),
+            title: self.title.to_owned(),
+            severity: self.severity,
+            detected_by: self.detected_by.into_iter().map(str::to_owned).collect(),
+            bots_ran: self.bots_ran,
+            agreement_ratio: self.agreement_ratio,
+            max_confidence: self.max_confidence,
+            consensus_score: self.consensus_score,
+            level: bucket_for_score(self.consensus_score),
+            members,
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::Severity;
+
+    fn score_cluster(members: Vec<NormalizedFinding>, bots_ran: usize) -> ConsensusFinding {
+        let summary = summarize(&members, bots_ran).expect("members");
+        let cluster = summary.into_finding(Vec::new());
+        ConsensusFinding { members, ..cluster }
+    }
 
     fn member(bot: &str, severity: Severity, line: Option<u32>, title: &str) -> NormalizedFinding {
         NormalizedFinding::new(bot, "", severity, "bug", title).at("a.py", line)
