@@ -1,7 +1,8 @@
 //! Prints the engine's throughput and peak memory for 1,000 / 10,000 / 100,000 synthetic
 //! findings over 2,000 files and 5 bots: `cargo run --release --example engine_figures`.
-//! Peak RSS is the process's `VmHWM`, reset before each stage through
-//! `/proc/self/clear_refs` (Linux); elsewhere it prints `n/a`.
+//! Time is the best wall-clock time of several runs (the machine's load average is printed:
+//! a busy shared machine inflates it). Peak RSS is the process's `VmHWM`, reset before each
+//! stage through `/proc/self/clear_refs` (Linux); elsewhere it prints `n/a`.
 
 #![allow(clippy::print_stdout)]
 
@@ -13,7 +14,7 @@ use review_consensus::synthesis::{synthesize, SynthesisOptions};
 #[path = "../benches/support/synthetic.rs"]
 mod synthetic;
 
-const RUNS: usize = 5;
+const RUNS: usize = 10;
 
 fn reset_peak() {
     // "5" resets the peak resident set size to the current one (Linux >= 4.0).
@@ -27,11 +28,18 @@ fn peak_rss_mb() -> Option<f64> {
     Some(kb / 1024.0)
 }
 
+fn measure<T>(best: &mut Duration, run: impl FnOnce() -> T) -> T {
+    let start = Instant::now();
+    let out = run();
+    *best = (*best).min(start.elapsed());
+    out
+}
+
 fn show(stage: &str, n: usize, best: Duration, peak: Option<f64>) {
     let per_second = n as f64 / best.as_secs_f64();
     let peak = peak.map_or("n/a".to_owned(), |mb| format!("{mb:.1} MB"));
     println!(
-        "{stage:<10} {n:>7} findings  {:>9.2} ms  {per_second:>13.0} findings/s  peak RSS {peak}",
+        "{stage:<10} {n:>7} findings  {:>8.2} ms  {per_second:>10.0} findings/s  peak RSS {peak}",
         best.as_secs_f64() * 1e3
     );
 }
@@ -41,7 +49,15 @@ fn main() {
         bots_ran: Some(synthetic::BOTS.len()),
         ..ConsensusOptions::default()
     };
-    println!("best of {RUNS} runs, one thread; peak RSS of the whole process during the stage");
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    println!(
+        "best of {RUNS} runs, one thread; peak RSS of the whole process during the stage; \
+         load average {}",
+        load.split_whitespace()
+            .take(3)
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
     for n in [1_000, 10_000, 100_000] {
         let findings = synthetic::findings(n);
 
@@ -50,9 +66,7 @@ fn main() {
         let mut clusters = Vec::new();
         for _ in 0..RUNS {
             drop(std::mem::take(&mut clusters));
-            let start = Instant::now();
-            clusters = compute_consensus(&findings, &options);
-            best = best.min(start.elapsed());
+            clusters = measure(&mut best, || compute_consensus(&findings, &options));
         }
         show("consensus", n, best, peak_rss_mb());
 
@@ -63,9 +77,7 @@ fn main() {
         let mut surfaced = 0;
         for _ in 0..RUNS {
             let input = clusters.clone();
-            let start = Instant::now();
-            let out = synthesize(input, &synthesis_options);
-            best = best.min(start.elapsed());
+            let out = measure(&mut best, || synthesize(input, &synthesis_options));
             surfaced = out.iter().filter(|f| !f.suppressed).count();
         }
         show("synthesis", n, best, peak_rss_mb());

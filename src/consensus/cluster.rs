@@ -10,7 +10,8 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::model::NormalizedFinding;
 
-/// Short function words that say nothing about which issue a title names.
+/// Short function words that say nothing about which issue a title names (sorted, for
+/// binary search).
 const STOP_WORDS: &[&str] = &[
     "about", "after", "all", "also", "and", "any", "are", "been", "before", "being", "but", "can",
     "could", "did", "does", "doing", "for", "from", "had", "has", "have", "her", "here", "him",
@@ -32,36 +33,26 @@ impl Tokens {
     /// Lowercase words that start with a letter followed by word characters, minus stop
     /// words and tokens shorter than 3 characters.
     pub(crate) fn new(title: &str) -> Tokens {
-        let mut text = String::with_capacity(title.len());
-        let mut spans: Vec<(u32, u32)> = Vec::new();
-        let mut start: Option<usize> = None;
-        let mut chars = 0usize;
-        let mut flush = |text: &mut String, start: &mut Option<usize>, chars: usize| {
-            if let Some(begin) = start.take() {
-                if chars >= 3 && !STOP_WORDS.contains(&&text[begin..]) {
-                    spans.push((begin as u32, text.len() as u32));
-                } else {
-                    text.truncate(begin);
-                }
-            }
+        let mut scan = Scan {
+            text: String::with_capacity(title.len()),
+            spans: Vec::new(),
+            start: None,
+            chars: 0,
         };
-        for c in title.chars().flat_map(char::to_lowercase) {
-            if start.is_some() && (c.is_alphanumeric() || c == '_') {
-                text.push(c);
-                chars += 1;
-            } else if start.is_none() && c.is_alphabetic() {
-                start = Some(text.len());
-                text.push(c);
-                chars = 1;
+        for c in title.chars() {
+            if c.is_ascii() {
+                scan.push(c.to_ascii_lowercase());
             } else {
-                flush(&mut text, &mut start, chars);
+                c.to_lowercase().for_each(|l| scan.push(l));
             }
         }
-        flush(&mut text, &mut start, chars);
-        spans.sort_unstable_by(|a, b| {
-            text[a.0 as usize..a.1 as usize].cmp(&text[b.0 as usize..b.1 as usize])
-        });
-        spans.dedup_by(|a, b| text[a.0 as usize..a.1 as usize] == text[b.0 as usize..b.1 as usize]);
+        scan.flush();
+        let Scan {
+            text, mut spans, ..
+        } = scan;
+        let slice = |&(a, b): &(u32, u32)| &text[a as usize..b as usize];
+        spans.sort_unstable_by(|a, b| slice(a).cmp(slice(b)));
+        spans.dedup_by(|a, b| slice(a) == slice(b));
         Tokens { text, spans }
     }
 
@@ -69,6 +60,43 @@ impl Tokens {
         self.spans
             .iter()
             .map(|&(a, b)| &self.text[a as usize..b as usize])
+    }
+}
+
+/// The tokenizer's state over the lowercased characters of a title.
+struct Scan {
+    text: String,
+    spans: Vec<(u32, u32)>,
+    /// Byte offset in `text` of the word being read.
+    start: Option<usize>,
+    /// Characters in the word being read.
+    chars: usize,
+}
+
+impl Scan {
+    fn push(&mut self, c: char) {
+        if self.start.is_some() && (c.is_alphanumeric() || c == '_') {
+            self.text.push(c);
+            self.chars += 1;
+        } else if self.start.is_none() && c.is_alphabetic() {
+            self.start = Some(self.text.len());
+            self.text.push(c);
+            self.chars = 1;
+        } else {
+            self.flush();
+        }
+    }
+
+    /// End the current word: keep it as a token, or drop it (short or a stop word).
+    fn flush(&mut self) {
+        if let Some(begin) = self.start.take() {
+            let word = &self.text[begin..];
+            if self.chars >= 3 && STOP_WORDS.binary_search(&word).is_err() {
+                self.spans.push((begin as u32, self.text.len() as u32));
+            } else {
+                self.text.truncate(begin);
+            }
+        }
     }
 }
 
@@ -146,9 +174,13 @@ impl Rules {
     }
 }
 
-/// The clusters of one (file, category).
-#[derive(Default)]
+/// The clusters of one (file, category), which it owns a copy of: lookups compare against
+/// this small, compact table instead of reaching back into scattered input strings.
 struct Group {
+    file: Box<str>,
+    category: Box<str>,
+    /// The next group whose key has the same hash.
+    next_same_hash: Option<usize>,
     /// Every cluster of the group, creation order.
     clusters: Vec<usize>,
     /// Anchors with a line, by line. Two such anchors are always more than the window apart
@@ -161,7 +193,7 @@ struct Group {
 /// FxHash-style hasher for the (file, category) index: the keys are ours, not an
 /// attacker's choice of hash-flooding input worth SipHash's cost.
 #[derive(Default)]
-struct FastHasher(u64);
+pub(crate) struct FastHasher(u64);
 
 impl Hasher for FastHasher {
     fn finish(&self) -> u64 {
@@ -178,20 +210,63 @@ impl Hasher for FastHasher {
     }
 }
 
-/// Cluster `findings` with the greedy single pass: the cluster of each finding (clusters
-/// numbered in creation order) and the number of clusters.
-pub fn assign_clusters(findings: &[NormalizedFinding], rules: Rules) -> (Vec<usize>, usize) {
+pub(crate) type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FastHasher>>;
+
+fn key_hash(file: &str, category: &str) -> u64 {
+    let mut hasher = FastHasher::default();
+    hasher.write(file.as_bytes());
+    hasher.write_u8(0xff);
+    hasher.write(category.as_bytes());
+    hasher.finish()
+}
+
+/// The greedy pass's result.
+pub struct Assignment {
+    /// The cluster of each finding; clusters are numbered in creation order.
+    pub cluster_of: Vec<usize>,
+    /// Per cluster: the index of its anchor (first member).
+    pub anchors: Vec<usize>,
+    /// Per cluster: its (file, category) group.
+    pub group_of: Vec<usize>,
+    /// Per group: the file, owned.
+    pub group_files: Vec<Box<str>>,
+}
+
+/// Cluster `findings` with the greedy single pass.
+pub fn assign_clusters(findings: &[NormalizedFinding], rules: Rules) -> Assignment {
     let mut cluster_of: Vec<usize> = Vec::with_capacity(findings.len());
-    // Per cluster: its anchor, and the anchor's tokens once some comparison needed them.
+    // Per cluster: its anchor, its group, and the anchor's tokens once a comparison needed
+    // them.
     let mut anchors: Vec<usize> = Vec::new();
+    let mut group_of: Vec<usize> = Vec::new();
     let mut anchor_tokens: Vec<Option<Tokens>> = Vec::new();
-    let mut groups: HashMap<(&str, &str), Group, BuildHasherDefault<FastHasher>> =
-        HashMap::default();
+    let mut groups: Vec<Group> = Vec::new();
+    let mut by_hash: FastMap<u64, usize> = FastMap::default();
 
     for (index, finding) in findings.iter().enumerate() {
-        let group = groups
-            .entry((finding.evidence.file.as_str(), finding.category.as_str()))
-            .or_default();
+        let (file, category) = (finding.evidence.file.as_str(), finding.category.as_str());
+        let hash = key_hash(file, category);
+        let mut found = by_hash.get(&hash).copied();
+        while let Some(g) = found {
+            if &*groups[g].file == file && &*groups[g].category == category {
+                break;
+            }
+            found = groups[g].next_same_hash;
+        }
+        let group_index = found.unwrap_or_else(|| {
+            let g = groups.len();
+            groups.push(Group {
+                file: file.into(),
+                category: category.into(),
+                next_same_hash: by_hash.insert(hash, g),
+                clusters: Vec::new(),
+                by_line: BTreeMap::new(),
+                lineless: Vec::new(),
+            });
+            g
+        });
+        let group = &mut groups[group_index];
+
         let mut own_tokens: Option<Tokens> = None;
         let mut title_matches = |cluster: usize| {
             let anchor = &findings[anchors[cluster]];
@@ -223,6 +298,7 @@ pub fn assign_clusters(findings: &[NormalizedFinding], rules: Rules) -> (Vec<usi
                 let cluster = anchors.len();
                 cluster_of.push(cluster);
                 anchors.push(index);
+                group_of.push(group_index);
                 anchor_tokens.push(own_tokens);
                 group.clusters.push(cluster);
                 match finding.evidence.line {
@@ -234,15 +310,20 @@ pub fn assign_clusters(findings: &[NormalizedFinding], rules: Rules) -> (Vec<usi
             }
         }
     }
-    (cluster_of, anchors.len())
+    Assignment {
+        cluster_of,
+        anchors,
+        group_of,
+        group_files: groups.into_iter().map(|g| g.file).collect(),
+    }
 }
 
 /// Member indices of each cluster, input order, clusters in creation order.
 #[cfg(test)]
 pub fn cluster_indices(findings: &[NormalizedFinding], rules: Rules) -> Vec<Vec<usize>> {
-    let (cluster_of, count) = assign_clusters(findings, rules);
-    let mut clusters = vec![Vec::new(); count];
-    for (index, cluster) in cluster_of.into_iter().enumerate() {
+    let assignment = assign_clusters(findings, rules);
+    let mut clusters = vec![Vec::new(); assignment.anchors.len()];
+    for (index, cluster) in assignment.cluster_of.into_iter().enumerate() {
         clusters[cluster].push(index);
     }
     clusters
@@ -287,6 +368,11 @@ mod tests {
         // A word may not start with a digit or underscore; the scan starts at the letter.
         assert_eq!(title_tokens("2fab _abc"), vec!["abc", "fab"]);
         assert_eq!(title_tokens("Ünïcode naïve"), vec!["naïve", "ünïcode"]);
+    }
+
+    #[test]
+    fn stop_words_are_sorted_for_binary_search() {
+        assert!(STOP_WORDS.windows(2).all(|w| w[0] < w[1]));
     }
 
     #[test]

@@ -10,7 +10,7 @@ pub use render::{locus, render_consensus_markdown, render_provenance};
 pub use score::{bucket_for_score, clamp_confidence};
 
 use crate::model::{ConsensusFinding, ConsensusLevel, NormalizedFinding};
-use cluster::Rules;
+use cluster::{FastMap, Rules};
 
 /// The seed's knobs.
 #[derive(Debug, Clone, PartialEq)]
@@ -50,39 +50,96 @@ pub fn compute_consensus(
         line_window: options.line_window,
         title_overlap: options.title_overlap,
     };
-    let (cluster_of, count) = cluster::assign_clusters(findings, rules);
+    let assignment = cluster::assign_clusters(findings, rules);
+    let count = assignment.anchors.len();
 
-    // Members grouped by cluster in one flat list (counting sort, input order kept).
-    let mut starts = vec![0usize; count + 1];
-    for &cluster in &cluster_of {
-        starts[cluster + 1] += 1;
+    // One sequential pass over the input: copy each finding into its cluster (sized up
+    // front) and update the cluster's scores. Bots become small ids.
+    let mut sizes = vec![0usize; count];
+    for &cluster in &assignment.cluster_of {
+        sizes[cluster] += 1;
     }
-    for i in 0..count {
-        starts[i + 1] += starts[i];
+    let mut members: Vec<Vec<NormalizedFinding>> =
+        sizes.into_iter().map(Vec::with_capacity).collect();
+    let mut bot_ids: FastMap<&str, usize> = FastMap::default();
+    let mut bot_names: Vec<&str> = Vec::new();
+    let mut last_bot: Option<usize> = None;
+    let mut aggregates: Vec<score::Aggregate> = Vec::with_capacity(count);
+    for (index, (finding, &cluster)) in findings.iter().zip(&assignment.cluster_of).enumerate() {
+        // Inputs come bot by bot: the previous finding's bot is the usual answer.
+        let bot = match last_bot {
+            Some(b) if bot_names[b] == finding.bot => b,
+            _ => *bot_ids.entry(finding.bot.as_str()).or_insert_with(|| {
+                bot_names.push(finding.bot.as_str());
+                bot_names.len() - 1
+            }),
+        };
+        last_bot = Some(bot);
+        // Clusters are numbered by their anchor's position, so a cluster's first member
+        // arrives after every earlier cluster's.
+        if cluster == aggregates.len() {
+            aggregates.push(score::Aggregate::new(index, finding, bot));
+        } else {
+            aggregates[cluster].add(index, finding, bot);
+        }
+        members[cluster].push(finding.clone());
     }
-    let mut next = starts.clone();
-    let mut flat: Vec<usize> = vec![0; findings.len()];
-    for (index, &cluster) in cluster_of.iter().enumerate() {
-        flat[next[cluster]] = index;
-        next[cluster] += 1;
-    }
-    let members = |c: usize| flat[starts[c]..starts[c + 1]].iter().map(|&i| &findings[i]);
 
-    // Score and order on borrowed members; copy each member once, straight into place.
-    let summaries: Vec<score::Summary<'_>> = (0..count)
-        .filter_map(|c| score::summarize(members(c), bots_ran))
+    let bot_rank = dense_ranks(&bot_names);
+    let file_rank = dense_ranks(&assignment.group_files);
+    let keys: Vec<score::OrderKey> = aggregates
+        .iter()
+        .enumerate()
+        .map(|(cluster, aggregate)| score::OrderKey {
+            score: aggregate.agreement_ratio(bots_ran) * aggregate.max_confidence,
+            severity: aggregate.severity,
+            file_rank: file_rank[assignment.group_of[cluster]],
+            line: aggregate.line,
+        })
         .collect();
-    let mut order: Vec<usize> = (0..summaries.len()).collect();
-    order.sort_by(|&a, &b| summaries[a].output_order(&summaries[b]));
-    let mut summaries: Vec<Option<score::Summary<'_>>> = summaries.into_iter().map(Some).collect();
+    let mut order: Vec<usize> = (0..count).collect();
+    order.sort_by(|&a, &b| keys[a].cmp(&keys[b]));
+
     order
         .into_iter()
-        .filter_map(|c| {
-            let summary = summaries[c].take()?;
-            let owned = members(c).cloned().collect();
-            Some(summary.into_finding(owned))
+        .map(|cluster| {
+            let aggregate = &aggregates[cluster];
+            let anchor = &findings[assignment.anchors[cluster]];
+            let mut bots = aggregate.bots.clone();
+            bots.sort_unstable_by_key(|&b| bot_rank[b]);
+            let agreement_ratio = aggregate.agreement_ratio(bots_ran);
+            let consensus_score = agreement_ratio * aggregate.max_confidence;
+            ConsensusFinding {
+                file: anchor.evidence.file.clone(),
+                line: aggregate.line,
+                category: anchor.category.clone(),
+                title: findings[aggregate.title].title.clone(),
+                severity: aggregate.severity,
+                detected_by: bots.into_iter().map(|b| bot_names[b].to_owned()).collect(),
+                bots_ran,
+                agreement_ratio,
+                max_confidence: aggregate.max_confidence,
+                consensus_score,
+                level: bucket_for_score(consensus_score),
+                members: std::mem::take(&mut members[cluster]),
+            }
         })
         .collect()
+}
+
+/// The rank of each item in sorted order; equal items share a rank.
+fn dense_ranks<T: Ord>(items: &[T]) -> Vec<usize> {
+    let mut sorted: Vec<usize> = (0..items.len()).collect();
+    sorted.sort_by(|&a, &b| items[a].cmp(&items[b]));
+    let mut ranks = vec![0; items.len()];
+    let mut rank = 0;
+    for (position, &item) in sorted.iter().enumerate() {
+        if position > 0 && items[sorted[position - 1]] != items[item] {
+            rank += 1;
+        }
+        ranks[item] = rank;
+    }
+    ranks
 }
 
 /// A stable sort for large elements: sort indices, then apply the permutation in place by

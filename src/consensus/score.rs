@@ -2,7 +2,7 @@
 
 use std::cmp::Ordering;
 
-use crate::model::{ConsensusFinding, ConsensusLevel, NormalizedFinding, Severity};
+use crate::model::{ConsensusLevel, NormalizedFinding, Severity};
 
 /// A bot's self-reported confidence forced into [0, 1]; NaN counts as 0.
 pub fn clamp_confidence(confidence: f64) -> f64 {
@@ -24,77 +24,73 @@ pub fn bucket_for_score(score: f64) -> ConsensusLevel {
     }
 }
 
-/// A cluster's scores, computed from borrowed members before anything is copied.
-pub struct Summary<'a> {
-    anchor: &'a NormalizedFinding,
-    detected_by: Vec<&'a str>,
-    line: Option<u32>,
-    title: &'a str,
-    severity: Severity,
-    bots_ran: usize,
-    agreement_ratio: f64,
-    max_confidence: f64,
-    consensus_score: f64,
+/// A cluster's running scores, fed its members in input order (the anchor first).
+pub struct Aggregate {
+    /// Smallest known line.
+    pub line: Option<u32>,
+    /// Input index of the member with the longest title (the first on ties).
+    pub title: usize,
+    title_chars: usize,
+    pub severity: Severity,
+    /// Highest clamped confidence.
+    pub max_confidence: f64,
+    /// Distinct bots, as ids the caller assigns.
+    pub bots: Vec<usize>,
 }
 
-/// Score a cluster from its members (input order, `members[0]` the anchor); `None` when
-/// empty. `bots_ran` 0 counts as 1.
-pub fn summarize<'a>(
-    members: impl IntoIterator<Item = &'a NormalizedFinding>,
-    bots_ran: usize,
-) -> Option<Summary<'a>> {
-    let mut members = members.into_iter();
-    let anchor = members.next()?;
-    let mut detected_by: Vec<&str> = vec![anchor.bot.as_str()];
-    let mut line: Option<u32> = anchor.evidence.line;
-    let mut title = anchor.title.as_str();
-    let mut title_chars = title.chars().count();
-    let mut severity = anchor.severity;
-    let mut max_confidence = clamp_confidence(anchor.confidence);
-    for member in members {
-        if !detected_by.contains(&member.bot.as_str()) {
-            detected_by.push(&member.bot);
+impl Aggregate {
+    pub fn new(index: usize, anchor: &NormalizedFinding, bot: usize) -> Aggregate {
+        Aggregate {
+            line: anchor.evidence.line,
+            title: index,
+            title_chars: anchor.title.chars().count(),
+            severity: anchor.severity,
+            max_confidence: clamp_confidence(anchor.confidence),
+            bots: vec![bot],
+        }
+    }
+
+    pub fn add(&mut self, index: usize, member: &NormalizedFinding, bot: usize) {
+        if !self.bots.contains(&bot) {
+            self.bots.push(bot);
         }
         if let Some(l) = member.evidence.line {
-            line = Some(line.map_or(l, |known| known.min(l)));
+            self.line = Some(self.line.map_or(l, |known| known.min(l)));
         }
-        if member.title.len() > title_chars {
-            // Byte length >= character count: only then can it be longer in characters.
+        // Byte length >= character count: only then can it be longer in characters.
+        if member.title.len() > self.title_chars {
             let chars = member.title.chars().count();
-            if chars > title_chars {
-                title = &member.title;
-                title_chars = chars;
+            if chars > self.title_chars {
+                self.title = index;
+                self.title_chars = chars;
             }
         }
-        severity = severity.max(member.severity);
-        max_confidence = max_confidence.max(clamp_confidence(member.confidence));
+        self.severity = self.severity.max(member.severity);
+        self.max_confidence = self.max_confidence.max(clamp_confidence(member.confidence));
     }
-    detected_by.sort_unstable();
 
-    let bots_ran = bots_ran.max(1);
-    let agreement_ratio = (detected_by.len() as f64 / bots_ran as f64).min(1.0);
-    Some(Summary {
-        anchor,
-        detected_by,
-        line,
-        title,
-        severity,
-        bots_ran,
-        agreement_ratio,
-        max_confidence,
-        consensus_score: agreement_ratio * max_confidence,
-    })
+    /// `min(len(detected_by) / bots_ran, 1)`, `bots_ran` at least 1.
+    pub fn agreement_ratio(&self, bots_ran: usize) -> f64 {
+        (self.bots.len() as f64 / bots_ran.max(1) as f64).min(1.0)
+    }
 }
 
-impl Summary<'_> {
-    /// Score descending, severity descending, file, line (unknown last). Ties keep creation
-    /// order when used with a stable sort.
-    pub fn output_order(&self, other: &Summary<'_>) -> Ordering {
+/// The output order's key: score descending, severity descending, file (as a rank),
+/// line with unknown last. Ties keep creation order under a stable sort.
+pub struct OrderKey {
+    pub score: f64,
+    pub severity: Severity,
+    pub file_rank: usize,
+    pub line: Option<u32>,
+}
+
+impl OrderKey {
+    pub fn cmp(&self, other: &OrderKey) -> Ordering {
         other
-            .consensus_score
-            .total_cmp(&self.consensus_score)
+            .score
+            .total_cmp(&self.score)
             .then_with(|| other.severity.cmp(&self.severity))
-            .then_with(|| self.anchor.evidence.file.cmp(&other.anchor.evidence.file))
+            .then_with(|| self.file_rank.cmp(&other.file_rank))
             .then_with(|| match (self.line, other.line) {
                 (Some(x), Some(y)) => x.cmp(&y),
                 (Some(_), None) => Ordering::Less,
@@ -102,38 +98,27 @@ impl Summary<'_> {
                 (None, None) => Ordering::Equal,
             })
     }
-
-    /// The merged finding, owning copies of its members.
-    pub fn into_finding(self, members: Vec<NormalizedFinding>) -> ConsensusFinding {
-        ConsensusFinding {
-            file: self.anchor.evidence.file.clone(),
-            line: self.line,
-            category: self.anchor.category.clone(),
-            title: self.title.to_owned(),
-            severity: self.severity,
-            detected_by: self.detected_by.into_iter().map(str::to_owned).collect(),
-            bots_ran: self.bots_ran,
-            agreement_ratio: self.agreement_ratio,
-            max_confidence: self.max_confidence,
-            consensus_score: self.consensus_score,
-            level: bucket_for_score(self.consensus_score),
-            members,
-        }
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn score_cluster(members: Vec<NormalizedFinding>, bots_ran: usize) -> ConsensusFinding {
-        let summary = summarize(&members, bots_ran).expect("members");
-        let cluster = summary.into_finding(Vec::new());
-        ConsensusFinding { members, ..cluster }
-    }
+    use crate::consensus::{compute_consensus, ConsensusOptions};
+    use crate::model::ConsensusFinding;
 
     fn member(bot: &str, severity: Severity, line: Option<u32>, title: &str) -> NormalizedFinding {
         NormalizedFinding::new(bot, "", severity, "bug", title).at("a.py", line)
+    }
+
+    fn one_cluster(members: Vec<NormalizedFinding>, bots_ran: usize) -> ConsensusFinding {
+        let options = ConsensusOptions {
+            bots_ran: Some(bots_ran),
+            title_overlap: 0.0,
+            ..ConsensusOptions::default()
+        };
+        let mut clusters = compute_consensus(&members, &options);
+        assert_eq!(clusters.len(), 1);
+        clusters.remove(0)
     }
 
     #[test]
@@ -157,28 +142,36 @@ mod tests {
 
     #[test]
     fn cluster_takes_smallest_line_longest_title_highest_severity() {
-        let cluster = score_cluster(
+        let cluster = one_cluster(
             vec![
                 member("sourcery", Severity::Low, Some(41), "short"),
                 member("coderabbit", Severity::Critical, None, "the longest title"),
                 member("sourcery", Severity::High, Some(39), "mid title"),
+                member("gemini", Severity::High, Some(40), "same length title"),
             ],
             4,
         );
         assert_eq!(cluster.line, Some(39));
-        assert_eq!(cluster.title, "the longest title");
+        assert_eq!(cluster.title, "the longest title", "first of the longest");
         assert_eq!(cluster.severity, Severity::Critical);
-        assert_eq!(cluster.detected_by, vec!["coderabbit", "sourcery"]);
-        assert_eq!(cluster.agreement_ratio, 0.5);
-        assert_eq!(cluster.level, ConsensusLevel::NeedsVerification);
-        assert_eq!(cluster.members.len(), 3);
+        assert_eq!(
+            cluster.detected_by,
+            vec!["coderabbit", "gemini", "sourcery"]
+        );
+        assert_eq!(cluster.agreement_ratio, 0.75);
+        assert_eq!(cluster.level, ConsensusLevel::Confirmed);
+        assert_eq!(cluster.members.len(), 4);
+        assert_eq!(
+            cluster.members[1].bot, "coderabbit",
+            "members keep input order"
+        );
     }
 
     #[test]
     fn confidence_is_clamped_before_the_max() {
         let mut high = member("a", Severity::Low, Some(1), "x");
         high.confidence = 7.5;
-        let cluster = score_cluster(vec![high], 1);
+        let cluster = one_cluster(vec![high], 1);
         assert_eq!(cluster.max_confidence, 1.0);
         assert_eq!(cluster.consensus_score, 1.0);
 
@@ -186,14 +179,14 @@ mod tests {
         negative.confidence = -3.0;
         let mut nan = member("b", Severity::Low, Some(1), "x");
         nan.confidence = f64::NAN;
-        let cluster = score_cluster(vec![negative, nan], 2);
+        let cluster = one_cluster(vec![negative, nan], 2);
         assert_eq!(cluster.max_confidence, 0.0);
         assert_eq!(cluster.level, ConsensusLevel::Unverified);
     }
 
     #[test]
     fn agreement_clamps_when_bots_ran_is_too_small() {
-        let cluster = score_cluster(
+        let cluster = one_cluster(
             vec![
                 member("a", Severity::Low, Some(1), "x"),
                 member("b", Severity::Low, Some(1), "x"),
@@ -205,7 +198,7 @@ mod tests {
         assert_eq!(cluster.bots_ran, 2);
         // Zero bots is treated as one, never a division by zero.
         assert_eq!(
-            score_cluster(vec![member("a", Severity::Low, None, "x")], 0).bots_ran,
+            one_cluster(vec![member("a", Severity::Low, None, "x")], 0).bots_ran,
             1
         );
     }
