@@ -191,10 +191,119 @@ pub fn must_address(
 
 #[cfg(test)]
 mod tests {
-    use super::sort_stable;
+    use super::*;
+    use crate::model::Severity;
     use proptest::prelude::*;
 
+    /// The seed, written plainly: greedy pass against every anchor, then the formulas.
+    fn naive(findings: &[NormalizedFinding], options: &ConsensusOptions) -> Vec<ConsensusFinding> {
+        let mut groups: Vec<Vec<&NormalizedFinding>> = Vec::new();
+        for finding in findings {
+            match groups
+                .iter_mut()
+                .find(|g| same_issue(g[0], finding, options))
+            {
+                Some(group) => group.push(finding),
+                None => groups.push(vec![finding]),
+            }
+        }
+        let mut bots: Vec<&str> = findings.iter().map(|f| f.bot.as_str()).collect();
+        bots.sort_unstable();
+        bots.dedup();
+        let bots_ran = options.bots_ran.unwrap_or(bots.len()).max(1);
+        let mut clusters: Vec<ConsensusFinding> = groups
+            .into_iter()
+            .map(|members| {
+                let mut detected_by: Vec<String> = members.iter().map(|m| m.bot.clone()).collect();
+                detected_by.sort();
+                detected_by.dedup();
+                let line = members.iter().filter_map(|m| m.evidence.line).min();
+                let mut title = members[0].title.clone();
+                for m in &members {
+                    if m.title.chars().count() > title.chars().count() {
+                        title = m.title.clone();
+                    }
+                }
+                let severity = members.iter().map(|m| m.severity).max().unwrap_or_default();
+                let max_confidence = members
+                    .iter()
+                    .map(|m| clamp_confidence(m.confidence))
+                    .fold(0.0, f64::max);
+                let agreement_ratio = (detected_by.len() as f64 / bots_ran as f64).min(1.0);
+                let consensus_score = agreement_ratio * max_confidence;
+                ConsensusFinding {
+                    file: members[0].evidence.file.clone(),
+                    line,
+                    category: members[0].category.clone(),
+                    title,
+                    severity,
+                    detected_by,
+                    bots_ran,
+                    agreement_ratio,
+                    max_confidence,
+                    consensus_score,
+                    level: bucket_for_score(consensus_score),
+                    members: members.into_iter().cloned().collect(),
+                }
+            })
+            .collect();
+        clusters.sort_by(|a, b| {
+            b.consensus_score
+                .total_cmp(&a.consensus_score)
+                .then(b.severity.cmp(&a.severity))
+                .then(a.file.cmp(&b.file))
+                .then(match (a.line, b.line) {
+                    (Some(x), Some(y)) => x.cmp(&y),
+                    (Some(_), None) => std::cmp::Ordering::Less,
+                    (None, Some(_)) => std::cmp::Ordering::Greater,
+                    (None, None) => std::cmp::Ordering::Equal,
+                })
+        });
+        clusters
+    }
+
+    fn arb_finding() -> impl Strategy<Value = NormalizedFinding> {
+        let words = prop::sample::subsequence(
+            vec![
+                "null", "pointer", "unused", "variable", "leak", "the", "sql", "ünï",
+            ],
+            0..4,
+        );
+        (
+            0..4usize,
+            0..3usize,
+            0..2usize,
+            prop::option::weighted(0.7, 0..25u32),
+            words,
+            0..5usize,
+            prop::sample::select(vec![1.0, 0.5, 0.9, -1.0, 3.0]),
+        )
+            .prop_map(|(bot, file, category, line, words, severity, confidence)| {
+                let mut f = NormalizedFinding::new(
+                    ["a", "b", "c", "d"][bot],
+                    "",
+                    Severity::ALL[severity],
+                    ["bug", "security"][category],
+                    words.join(" "),
+                )
+                .at(["", "a.py", "b.rs"][file], line);
+                f.confidence = confidence;
+                f
+            })
+    }
+
     proptest! {
+        #[test]
+        fn compute_consensus_equals_the_plain_seed(
+            findings in prop::collection::vec(arb_finding(), 0..50),
+            bots_ran in prop::option::of(0..6usize),
+            line_window in 0..4u32,
+            title_overlap in prop::sample::select(vec![0.0, 0.34, 0.5, 1.0]),
+        ) {
+            let options = ConsensusOptions { bots_ran, line_window, title_overlap };
+            prop_assert_eq!(compute_consensus(&findings, &options), naive(&findings, &options));
+        }
+
         #[test]
         fn sort_stable_matches_std_stable_sort(items in prop::collection::vec((0..5u8, 0..1000u32), 0..80)) {
             let mut expected = items.clone();
