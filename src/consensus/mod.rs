@@ -105,7 +105,7 @@ pub fn compute_consensus(
         .map(|cluster| {
             let aggregate = &aggregates[cluster];
             let anchor = &findings[assignment.anchors[cluster]];
-            let mut bots = aggregate.bots.clone();
+            let mut bots = aggregate.bots();
             bots.sort_unstable_by_key(|&b| bot_rank[b]);
             let agreement_ratio = aggregate.agreement_ratio(bots_ran);
             let consensus_score = agreement_ratio * aggregate.max_confidence;

@@ -34,8 +34,10 @@ pub struct Aggregate {
     pub severity: Severity,
     /// Highest clamped confidence.
     pub max_confidence: f64,
-    /// Distinct bots, as ids the caller assigns.
-    pub bots: Vec<usize>,
+    /// Distinct bots, as ids the caller assigns: ids below 64 in a bit set (no allocation
+    /// for the usual handful of bots), the rest in a list.
+    low_bots: u64,
+    high_bots: Vec<usize>,
 }
 
 impl Aggregate {
@@ -46,14 +48,40 @@ impl Aggregate {
             title_chars: anchor.title.chars().count(),
             severity: anchor.severity,
             max_confidence: clamp_confidence(anchor.confidence),
-            bots: vec![bot],
+            low_bots: 0,
+            high_bots: Vec::new(),
+        }
+        .with_bot(bot)
+    }
+
+    fn with_bot(mut self, bot: usize) -> Self {
+        self.add_bot(bot);
+        self
+    }
+
+    fn add_bot(&mut self, bot: usize) {
+        if bot < 64 {
+            self.low_bots |= 1 << bot;
+        } else if !self.high_bots.contains(&bot) {
+            self.high_bots.push(bot);
         }
     }
 
+    /// The distinct bot ids, ascending.
+    pub fn bots(&self) -> Vec<usize> {
+        let mut bots: Vec<usize> = (0..64).filter(|b| self.low_bots & (1 << b) != 0).collect();
+        let mut high = self.high_bots.clone();
+        high.sort_unstable();
+        bots.extend(high);
+        bots
+    }
+
+    fn bot_count(&self) -> usize {
+        self.low_bots.count_ones() as usize + self.high_bots.len()
+    }
+
     pub fn add(&mut self, index: usize, member: &NormalizedFinding, bot: usize) {
-        if !self.bots.contains(&bot) {
-            self.bots.push(bot);
-        }
+        self.add_bot(bot);
         if let Some(l) = member.evidence.line {
             self.line = Some(self.line.map_or(l, |known| known.min(l)));
         }
@@ -71,7 +99,7 @@ impl Aggregate {
 
     /// `min(len(detected_by) / bots_ran, 1)`, `bots_ran` at least 1.
     pub fn agreement_ratio(&self, bots_ran: usize) -> f64 {
-        (self.bots.len() as f64 / bots_ran.max(1) as f64).min(1.0)
+        (self.bot_count() as f64 / bots_ran.max(1) as f64).min(1.0)
     }
 }
 
@@ -165,6 +193,20 @@ mod tests {
             cluster.members[1].bot, "coderabbit",
             "members keep input order"
         );
+    }
+
+    #[test]
+    fn many_bots_beyond_the_bit_set() {
+        let members: Vec<NormalizedFinding> = (0..70)
+            .rev()
+            .map(|i| member(&format!("bot{i:02}"), Severity::Low, Some(1), "x"))
+            .chain([member("bot69", Severity::Low, Some(2), "x")])
+            .collect();
+        let cluster = one_cluster(members, 100);
+        assert_eq!(cluster.detected_by.len(), 70);
+        assert_eq!(cluster.detected_by[0], "bot00");
+        assert_eq!(cluster.detected_by[69], "bot69");
+        assert_eq!(cluster.agreement_ratio, 0.7);
     }
 
     #[test]
