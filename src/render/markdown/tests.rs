@@ -373,10 +373,7 @@ fn budget_cuts_lowest_tiers_first() {
     };
     let body = render_comment(&outcome, &options);
     assert!(body.chars().count() <= max_chars);
-    assert!(
-        body.contains("Style nit") == false,
-        "suppressed list goes first"
-    );
+    assert!(!body.contains("Style nit"), "suppressed list goes first");
     assert_eq!(
         body.matches("c1.rs:1").count() + body.matches("c19.rs:1").count(),
         2,
