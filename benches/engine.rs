@@ -19,10 +19,11 @@ fn engine(c: &mut Criterion) {
         let findings = synthetic::findings(n);
         group.throughput(Throughput::Elements(n as u64));
         group.bench_with_input(BenchmarkId::new("consensus", n), &findings, |b, f| {
-            b.iter(|| compute_consensus(f, &options))
+            b.iter_with_large_drop(|| compute_consensus(f, &options))
         });
         let clusters = compute_consensus(&findings, &options);
         group.bench_with_input(BenchmarkId::new("synthesis", n), &clusters, |b, c| {
+            // Input copies and output drops stay out of the measurement.
             b.iter_batched(
                 || c.clone(),
                 |c| synthesize(c, &SynthesisOptions::default()),
