@@ -78,7 +78,12 @@ pub async fn run(request: RunRequest<'_>) -> anyhow::Result<RunResult> {
 
     console.group("Analyze");
     let extra = sarif_sources(&config.sarif, crate::adapters::sarif::parse);
-    let outcome = pipeline::analyze(Some(&snapshot), &config.sources, extra, &config.analysis_options());
+    let outcome = pipeline::analyze(
+        Some(&snapshot),
+        &config.sources,
+        extra,
+        &config.analysis_options(),
+    );
     let markdown = render::render_comment(
         &outcome,
         &RenderOptions {
@@ -406,7 +411,8 @@ mod tests {
 
     #[test]
     fn outputs_carry_every_contract_name() {
-        let outcome = pipeline::analyze(None, &[], Vec::new(), &AnalysisOptions::default());
+        let outcome =
+            pipeline::analyze(None, &[], Vec::new(), &pipeline::AnalysisOptions::default());
         let published = Published {
             comment_id: Some(7),
             comment_url: Some("https://x/7".to_owned()),
