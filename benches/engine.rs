@@ -1,1 +1,38 @@
-fn main() {}
+//! Consensus and synthesis on 1,000 / 10,000 / 100,000 synthetic findings (2,000 files,
+//! 5 bots). `cargo bench --bench engine`.
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use review_consensus::consensus::{compute_consensus, ConsensusOptions};
+use review_consensus::synthesis::{synthesize, SynthesisOptions};
+
+#[path = "support/synthetic.rs"]
+mod synthetic;
+
+fn engine(c: &mut Criterion) {
+    let options = ConsensusOptions {
+        bots_ran: Some(synthetic::BOTS.len()),
+        ..ConsensusOptions::default()
+    };
+    let mut group = c.benchmark_group("engine");
+    group.sample_size(10);
+    for n in [1_000, 10_000, 100_000] {
+        let findings = synthetic::findings(n);
+        group.throughput(Throughput::Elements(n as u64));
+        group.bench_with_input(BenchmarkId::new("consensus", n), &findings, |b, f| {
+            b.iter_with_large_drop(|| compute_consensus(f, &options))
+        });
+        let clusters = compute_consensus(&findings, &options);
+        group.bench_with_input(BenchmarkId::new("synthesis", n), &clusters, |b, c| {
+            // Input copies and output drops stay out of the measurement.
+            b.iter_batched(
+                || c.clone(),
+                |c| synthesize(c, &SynthesisOptions::default()),
+                criterion::BatchSize::LargeInput,
+            )
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, engine);
+criterion_main!(benches);

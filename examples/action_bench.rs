@@ -102,6 +102,21 @@ async fn main() -> Result<(), String> {
                 }
             ),
         );
+        let outputs = std::fs::read_to_string(work.join("output.txt")).unwrap_or_default();
+        let counts: Vec<&str> = outputs
+            .lines()
+            .filter(|l| {
+                [
+                    "confirmed=",
+                    "needs-verification=",
+                    "unverified=",
+                    "suppressed=",
+                ]
+                .iter()
+                .any(|p| l.starts_with(p))
+            })
+            .collect();
+        say(&mut out, format!("    findings: {}", counts.join(", ")));
         for (k, n) in kinds {
             say(&mut out, format!("    {n:>3}  {k}"));
         }
@@ -126,6 +141,7 @@ fn run_once(
         Command::new(&args.bin)
     };
     let output = work.join("output.txt");
+    let _ = std::fs::remove_file(&output);
     let summary = work.join("summary.md");
     cmd.env_clear()
         .env("PATH", std::env::var("PATH").unwrap_or_default())

@@ -6,14 +6,14 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
-use crate::adapters::ExtractOptions;
+use crate::api::IssueComment;
 use crate::config::{Config, GitHubEnv, PrTarget};
-use crate::consensus::ConsensusOptions;
 use crate::github::checks::{self, CheckRunSpec};
 use crate::github::comment::{self, StickyAction};
+use crate::github::threads::viewer_login;
 use crate::github::{fetch_snapshot, GitHub, GitHubError, RetryPolicy};
 use crate::model::{ConsensusLevel, Gate, Outcome};
-use crate::pipeline::{self, AnalysisOptions, ExtraSource};
+use crate::pipeline::{self, ExtraSource};
 use crate::publish::{commands, outputs};
 use crate::render::{self, RenderOptions};
 
@@ -50,7 +50,16 @@ pub async fn run(request: RunRequest<'_>) -> anyhow::Result<RunResult> {
     let gh = GitHub::new(&env.api_url, &env.graphql_url, config.token.as_ref())?.with_retry(retry);
 
     console.group(&format!("Fetch {}#{}", target.full_name(), target.number));
-    let snapshot = fetch_snapshot(&gh, &target).await;
+    // Who we are is only needed to find our comment; asked beside the fetch, off the
+    // critical path.
+    let will_comment = !dry_run && config.comment && !read_only(env, &target);
+    let (snapshot, login) = tokio::join!(fetch_snapshot(&gh, &target), async {
+        if will_comment {
+            Some(viewer_login(&gh).await)
+        } else {
+            None
+        }
+    });
     console.endgroup();
     let snapshot = snapshot.with_context(|| {
         format!(
@@ -68,8 +77,13 @@ pub async fn run(request: RunRequest<'_>) -> anyhow::Result<RunResult> {
     }
 
     console.group("Analyze");
-    let extra = sarif_sources(&config.sarif, parse_sarif);
-    let outcome = pipeline::analyze(Some(&snapshot), &config.sources, extra, &options(config));
+    let extra = sarif_sources(&config.sarif, crate::adapters::sarif::parse);
+    let outcome = pipeline::analyze(
+        Some(&snapshot),
+        &config.sources,
+        extra,
+        &config.analysis_options(),
+    );
     let markdown = render::render_comment(
         &outcome,
         &RenderOptions {
@@ -85,7 +99,12 @@ pub async fn run(request: RunRequest<'_>) -> anyhow::Result<RunResult> {
     let mut published = Published::default();
     let mut failure = None;
     if !dry_run {
-        match publish(&gh, config, env, &target, &outcome, &markdown, &snapshot).await {
+        let written = Written {
+            markdown: &markdown,
+            known: &snapshot.issue_comments,
+            login: login.as_deref(),
+        };
+        match publish(&gh, config, env, &target, &outcome, written).await {
             Ok(done) => published = done,
             Err(err) => failure = Some(err),
         }
@@ -107,22 +126,6 @@ pub async fn run(request: RunRequest<'_>) -> anyhow::Result<RunResult> {
     })
 }
 
-fn options(config: &Config) -> AnalysisOptions {
-    AnalysisOptions {
-        extract: ExtractOptions {
-            include_outdated: config.include_outdated,
-            include_resolved: config.include_resolved,
-        },
-        consensus: ConsensusOptions {
-            bots_ran: config.bots_ran,
-            line_window: config.line_window,
-            title_overlap: config.title_overlap,
-        },
-        synthesis: Default::default(),
-        fail_on: config.fail_on,
-    }
-}
-
 /// What the GitHub writes produced, for the outputs, and what to warn about.
 #[derive(Debug, Default)]
 struct Published {
@@ -134,6 +137,18 @@ struct Published {
 const READ_ONLY: &str = "the token cannot write to this pull request (a fork PR or missing \
     `pull-requests: write`); the report is in the job summary and the gate still applies";
 
+/// The token cannot write: a fork PR outside `pull_request_target`.
+fn read_only(env: &GitHubEnv, target: &PrTarget) -> bool {
+    target.from_fork && env.event_name.as_deref() != Some("pull_request_target")
+}
+
+/// The comment to write and what is already known about the PR's comments.
+struct Written<'a> {
+    markdown: &'a str,
+    known: &'a [IssueComment],
+    login: Option<&'a str>,
+}
+
 /// The sticky comment and the check run. A read-only token or a missing `checks: write`
 /// is a warning; any other failure is an error.
 async fn publish(
@@ -142,12 +157,10 @@ async fn publish(
     env: &GitHubEnv,
     target: &PrTarget,
     outcome: &Outcome,
-    markdown: &str,
-    snapshot: &crate::api::PrSnapshot,
+    written: Written<'_>,
 ) -> anyhow::Result<Published> {
     let mut published = Published::default();
-    let read_only = target.from_fork && env.event_name.as_deref() != Some("pull_request_target");
-    if read_only {
+    if read_only(env, target) {
         published
             .warnings
             .push(format!("fork pull request: {READ_ONLY}"));
@@ -155,8 +168,19 @@ async fn publish(
     }
     if config.comment {
         let marker = render::markdown::marker(config.comment_header.as_deref());
-        let known = Some(snapshot.issue_comments.as_slice());
-        match comment::upsert_sticky(gh, target, &marker, markdown, known).await {
+        let login = match written.login {
+            Some(login) => login.to_owned(),
+            None => viewer_login(gh).await,
+        };
+        let upsert = comment::upsert_sticky_as(
+            gh,
+            target,
+            &marker,
+            written.markdown,
+            Some(written.known),
+            &login,
+        );
+        match upsert.await {
             Ok(sticky) => {
                 let verb = match sticky.action {
                     StickyAction::Created => "created",
@@ -167,15 +191,15 @@ async fn publish(
                 published.comment_id = Some(sticky.id);
                 published.comment_url = Some(sticky.html_url);
             }
+            // Not fatal: the markdown is in the job summary. The check run may still work.
             Err(err) if err.is_forbidden() => {
-                published.warnings.push(format!("{err}: {READ_ONLY}"));
-                return Ok(published);
+                published.warnings.push(format!("{err}: {READ_ONLY}"))
             }
             Err(err) => return Err(err).context("cannot write the sticky comment"),
         }
     }
     if let Some(name) = &config.check_name {
-        match check_run(gh, target, name, outcome, markdown).await {
+        match check_run(gh, target, name, outcome, written.markdown).await {
             Ok(()) => {}
             Err(err) if err.is_forbidden() => published.warnings.push(format!(
                 "{err}: cannot create the check run `{name}` (needs `checks: write`); \
@@ -323,11 +347,6 @@ pub fn sarif_sources(
     sources
 }
 
-/// Until the SARIF adapter lands: every SARIF file is reported as unreadable.
-fn parse_sarif(_text: &str) -> Result<Vec<ExtraSource>, String> {
-    Err("SARIF input is not supported by this build".to_owned())
-}
-
 /// Workflow commands on stdout, only inside Actions (a laptop run prints none).
 struct Console {
     enabled: bool,
@@ -349,8 +368,75 @@ impl Console {
         self.line(&commands::command("endgroup", &[], ""));
     }
 
+    /// In Actions a `::warning::` (shown on the run page), elsewhere a log line.
     fn warning(&self, message: &str) {
-        tracing::warn!("{message}");
-        self.line(&commands::command("warning", &[], message));
+        if self.enabled {
+            self.line(&commands::command("warning", &[], message));
+        } else {
+            tracing::warn!("{message}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::SourceState;
+
+    #[test]
+    fn sarif_globs_become_sources_and_bad_files_are_malformed() {
+        let dir = tempfile::tempdir().unwrap();
+        let fixtures = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/bots/sarif");
+        std::fs::copy(
+            format!("{fixtures}/semgrep.sarif"),
+            dir.path().join("a.sarif"),
+        )
+        .unwrap();
+        std::fs::write(dir.path().join("b.sarif"), "{ not json").unwrap();
+        let pattern = format!("{}/*.sarif", dir.path().display());
+        let none = format!("{}/*.nothing", dir.path().display());
+        let sources = sarif_sources(&[pattern, none], crate::adapters::sarif::parse);
+        let ok: Vec<_> = sources
+            .iter()
+            .filter(|s| s.status.status == SourceState::Ok)
+            .collect();
+        assert!(!ok.is_empty() && ok.iter().any(|s| !s.findings.is_empty()));
+        let bad: Vec<_> = sources
+            .iter()
+            .filter(|s| s.status.status == SourceState::Malformed)
+            .collect();
+        assert_eq!(bad.len(), 1);
+        assert!(bad[0].status.bot.ends_with("b.sarif"));
+    }
+
+    #[test]
+    fn outputs_carry_every_contract_name() {
+        let outcome =
+            pipeline::analyze(None, &[], Vec::new(), &pipeline::AnalysisOptions::default());
+        let published = Published {
+            comment_id: Some(7),
+            comment_url: Some("https://x/7".to_owned()),
+            warnings: Vec::new(),
+        };
+        let values = output_values(&outcome, &published, Path::new("/tmp/r.json"));
+        let names: Vec<&str> = values.iter().map(|(k, _)| *k).collect();
+        assert_eq!(
+            names,
+            [
+                "confirmed",
+                "needs-verification",
+                "unverified",
+                "suppressed",
+                "total",
+                "bots-ran",
+                "gate",
+                "comment-id",
+                "comment-url",
+                "report"
+            ]
+        );
+        assert!(values.contains(&("comment-id", "7".to_owned())));
+        assert!(values.contains(&("gate", "pass".to_owned())));
+        assert!(values.contains(&("report", "/tmp/r.json".to_owned())));
     }
 }

@@ -2,6 +2,7 @@
 //! `demo`, `run` and `render` are for laptops. Each returns the process exit code on
 //! success; errors go back to `main`, which alone maps them to exit codes.
 
+use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::Context;
@@ -253,14 +254,13 @@ fn gate_code(outcome: &Outcome) -> u8 {
     u8::try_from(outcome.gate.exit_code()).unwrap_or(1)
 }
 
-/// The only place the CLI writes to stdout (the comment, workflow commands).
-#[allow(clippy::print_stdout)]
+/// The only place the CLI writes to stdout (the comment, workflow commands). A closed pipe
+/// (`| head`) is not an error worth a panic.
 pub fn print_out(text: &str) {
-    println!("{}", text.trim_end_matches('\n'));
+    let _ = writeln!(std::io::stdout().lock(), "{}", text.trim_end_matches('\n'));
 }
 
 /// The only place the CLI writes to stderr (help, verdicts, plain errors).
-#[allow(clippy::print_stderr)]
 pub fn print_err(text: &str) {
-    eprintln!("{}", text.trim_end_matches('\n'));
+    let _ = writeln!(std::io::stderr().lock(), "{}", text.trim_end_matches('\n'));
 }

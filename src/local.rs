@@ -239,8 +239,7 @@ pub fn findings_sources(name: &str, items: Vec<Value>) -> anyhow::Result<Vec<Ext
 
 /// SARIF logs become sources through the SARIF adapter.
 pub fn sarif_sources(text: &str) -> Result<Vec<ExtraSource>, String> {
-    let _ = text;
-    Err("SARIF support not built yet in this version".to_owned())
+    crate::adapters::sarif::parse(text)
 }
 
 #[cfg(test)]

@@ -6,10 +6,12 @@
 //! that could match; the result is the plain pass's (`reference` in the tests).
 
 use std::collections::{BTreeMap, HashMap};
+use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::model::NormalizedFinding;
 
-/// Short function words that say nothing about which issue a title names.
+/// Short function words that say nothing about which issue a title names (sorted, for
+/// binary search).
 const STOP_WORDS: &[&str] = &[
     "about", "after", "all", "also", "and", "any", "are", "been", "before", "being", "but", "can",
     "could", "did", "does", "doing", "for", "from", "had", "has", "have", "her", "here", "him",
@@ -20,54 +22,135 @@ const STOP_WORDS: &[&str] = &[
     "will", "with", "within", "without", "would", "you", "your",
 ];
 
-/// Title tokens for fuzzy matching: lowercase words that start with a letter followed by
-/// word characters, minus stop words and tokens shorter than 3 characters; sorted, distinct.
-pub fn title_tokens(title: &str) -> Vec<String> {
-    let mut tokens = Vec::new();
-    let mut current = String::new();
-    let mut flush = |current: &mut String| {
-        if current.chars().count() >= 3 && !STOP_WORDS.contains(&current.as_str()) {
-            tokens.push(std::mem::take(current));
-        } else {
-            current.clear();
-        }
-    };
-    for c in title.chars().flat_map(char::to_lowercase) {
-        let word_char = c.is_alphanumeric() || c == '_';
-        if !current.is_empty() && word_char {
-            current.push(c);
-        } else if current.is_empty() && c.is_alphabetic() {
-            current.push(c);
-        } else if !current.is_empty() {
-            flush(&mut current);
-        }
-    }
-    flush(&mut current);
-    tokens.sort_unstable();
-    tokens.dedup();
-    tokens
+/// A title's tokens in one buffer: one allocation for the text, one for the spans.
+pub(crate) struct Tokens {
+    text: String,
+    /// Byte ranges into `text`, sorted by content, distinct.
+    spans: Vec<(u32, u32)>,
 }
 
-/// Jaccard similarity of two sorted, distinct token lists; two empty sets give 0.
-pub fn jaccard(a: &[String], b: &[String]) -> f64 {
-    let (mut i, mut j, mut common) = (0, 0, 0usize);
-    while i < a.len() && j < b.len() {
-        match a[i].cmp(&b[j]) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                common += 1;
-                i += 1;
-                j += 1;
+impl Tokens {
+    /// Lowercase words that start with a letter followed by word characters, minus stop
+    /// words and tokens shorter than 3 characters.
+    pub(crate) fn new(title: &str) -> Tokens {
+        let mut scan = Scan {
+            text: String::with_capacity(title.len()),
+            spans: Vec::new(),
+            start: None,
+            chars: 0,
+        };
+        for c in title.chars() {
+            if c.is_ascii() {
+                scan.push(c.to_ascii_lowercase());
+            } else {
+                c.to_lowercase().for_each(|l| scan.push(l));
+            }
+        }
+        scan.flush();
+        let Scan {
+            text, mut spans, ..
+        } = scan;
+        let slice = |&(a, b): &(u32, u32)| &text[a as usize..b as usize];
+        spans.sort_unstable_by(|a, b| slice(a).cmp(slice(b)));
+        spans.dedup_by(|a, b| slice(a) == slice(b));
+        Tokens { text, spans }
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &str> + '_ {
+        self.spans
+            .iter()
+            .map(|&(a, b)| &self.text[a as usize..b as usize])
+    }
+}
+
+/// The tokenizer's state over the lowercased characters of a title.
+struct Scan {
+    text: String,
+    spans: Vec<(u32, u32)>,
+    /// Byte offset in `text` of the word being read.
+    start: Option<usize>,
+    /// Characters in the word being read.
+    chars: usize,
+}
+
+impl Scan {
+    fn push(&mut self, c: char) {
+        if self.start.is_some() && (c.is_alphanumeric() || c == '_') {
+            self.text.push(c);
+            self.chars += 1;
+        } else if self.start.is_none() && c.is_alphabetic() {
+            self.start = Some(self.text.len());
+            self.text.push(c);
+            self.chars = 1;
+        } else {
+            self.flush();
+        }
+    }
+
+    /// End the current word: keep it as a token, or drop it (short or a stop word).
+    fn flush(&mut self) {
+        if let Some(begin) = self.start.take() {
+            let word = &self.text[begin..];
+            if self.chars >= 3 && STOP_WORDS.binary_search(&word).is_err() {
+                self.spans.push((begin as u32, self.text.len() as u32));
+            } else {
+                self.text.truncate(begin);
             }
         }
     }
-    let union = a.len() + b.len() - common;
-    if union == 0 {
+}
+
+/// Title tokens for fuzzy matching, sorted and distinct (see `Tokens::new` for the rule).
+pub fn title_tokens(title: &str) -> Vec<String> {
+    Tokens::new(title).iter().map(str::to_owned).collect()
+}
+
+/// Jaccard similarity of two sorted, distinct token lists; two empty sets give 0.
+pub fn jaccard<S: AsRef<str>>(a: &[S], b: &[S]) -> f64 {
+    jaccard_sorted(a.iter().map(AsRef::as_ref), b.iter().map(AsRef::as_ref))
+}
+
+fn jaccard_sorted<'a>(a: impl Iterator<Item = &'a str>, b: impl Iterator<Item = &'a str>) -> f64 {
+    let (mut a, mut b) = (a.peekable(), b.peekable());
+    let (mut common, mut total) = (0usize, 0usize);
+    loop {
+        match (a.peek(), b.peek()) {
+            (Some(x), Some(y)) => {
+                total += 1;
+                match x.cmp(y) {
+                    std::cmp::Ordering::Less => {
+                        a.next();
+                    }
+                    std::cmp::Ordering::Greater => {
+                        b.next();
+                    }
+                    std::cmp::Ordering::Equal => {
+                        common += 1;
+                        a.next();
+                        b.next();
+                    }
+                }
+            }
+            (Some(_), None) => {
+                total += 1;
+                a.next();
+            }
+            (None, Some(_)) => {
+                total += 1;
+                b.next();
+            }
+            (None, None) => break,
+        }
+    }
+    if total == 0 {
         0.0
     } else {
-        common as f64 / union as f64
+        common as f64 / total as f64
     }
+}
+
+fn token_jaccard(a: &Tokens, b: &Tokens) -> f64 {
+    jaccard_sorted(a.iter(), b.iter())
 }
 
 /// The dedup knobs the rules read.
@@ -91,9 +174,13 @@ impl Rules {
     }
 }
 
-/// The clusters of one (file, category).
-#[derive(Default)]
+/// The clusters of one (file, category), which it owns a copy of: lookups compare against
+/// this small, compact table instead of reaching back into scattered input strings.
 struct Group {
+    file: Box<str>,
+    category: Box<str>,
+    /// The next group whose key has the same hash.
+    next_same_hash: Option<usize>,
     /// Every cluster of the group, creation order.
     clusters: Vec<usize>,
     /// Anchors with a line, by line. Two such anchors are always more than the window apart
@@ -103,24 +190,89 @@ struct Group {
     lineless: Vec<usize>,
 }
 
-/// Cluster `findings` with the greedy single pass: indices of each cluster's members, in
-/// input order, clusters in creation order.
-pub fn cluster_indices(findings: &[NormalizedFinding], rules: Rules) -> Vec<Vec<usize>> {
-    let mut clusters: Vec<Vec<usize>> = Vec::new();
-    // Anchor tokens, computed on first use: most line-anchored clusters never need them.
-    let mut anchor_tokens: Vec<Option<Vec<String>>> = Vec::new();
-    let mut groups: HashMap<(&str, &str), Group> = HashMap::new();
+/// FxHash-style hasher for the (file, category) index: the keys are ours, not an
+/// attacker's choice of hash-flooding input worth SipHash's cost.
+#[derive(Default)]
+pub(crate) struct FastHasher(u64);
+
+impl Hasher for FastHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(word))
+                .wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+        }
+    }
+}
+
+pub(crate) type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FastHasher>>;
+
+fn key_hash(file: &str, category: &str) -> u64 {
+    let mut hasher = FastHasher::default();
+    hasher.write(file.as_bytes());
+    hasher.write_u8(0xff);
+    hasher.write(category.as_bytes());
+    hasher.finish()
+}
+
+/// The greedy pass's result.
+pub struct Assignment {
+    /// The cluster of each finding; clusters are numbered in creation order.
+    pub cluster_of: Vec<usize>,
+    /// Per cluster: the index of its anchor (first member).
+    pub anchors: Vec<usize>,
+    /// Per cluster: its (file, category) group.
+    pub group_of: Vec<usize>,
+    /// Per group: the file, owned.
+    pub group_files: Vec<Box<str>>,
+}
+
+/// Cluster `findings` with the greedy single pass.
+pub fn assign_clusters(findings: &[NormalizedFinding], rules: Rules) -> Assignment {
+    let mut cluster_of: Vec<usize> = Vec::with_capacity(findings.len());
+    // Per cluster: its anchor, its group, and the anchor's tokens once a comparison needed
+    // them.
+    let mut anchors: Vec<usize> = Vec::new();
+    let mut group_of: Vec<usize> = Vec::new();
+    let mut anchor_tokens: Vec<Option<Tokens>> = Vec::new();
+    let mut groups: Vec<Group> = Vec::new();
+    let mut by_hash: FastMap<u64, usize> = FastMap::default();
 
     for (index, finding) in findings.iter().enumerate() {
-        let group = groups
-            .entry((finding.evidence.file.as_str(), finding.category.as_str()))
-            .or_default();
-        let mut own_tokens: Option<Vec<String>> = None;
+        let (file, category) = (finding.evidence.file.as_str(), finding.category.as_str());
+        let hash = key_hash(file, category);
+        let mut found = by_hash.get(&hash).copied();
+        while let Some(g) = found {
+            if &*groups[g].file == file && &*groups[g].category == category {
+                break;
+            }
+            found = groups[g].next_same_hash;
+        }
+        let group_index = found.unwrap_or_else(|| {
+            let g = groups.len();
+            groups.push(Group {
+                file: file.into(),
+                category: category.into(),
+                next_same_hash: by_hash.insert(hash, g),
+                clusters: Vec::new(),
+                by_line: BTreeMap::new(),
+                lineless: Vec::new(),
+            });
+            g
+        });
+        let group = &mut groups[group_index];
+
+        let mut own_tokens: Option<Tokens> = None;
         let mut title_matches = |cluster: usize| {
-            let anchor = &findings[clusters[cluster][0]];
-            let theirs = anchor_tokens[cluster].get_or_insert_with(|| title_tokens(&anchor.title));
-            let mine = own_tokens.get_or_insert_with(|| title_tokens(&finding.title));
-            jaccard(mine, theirs) >= rules.title_overlap
+            let anchor = &findings[anchors[cluster]];
+            let theirs = anchor_tokens[cluster].get_or_insert_with(|| Tokens::new(&anchor.title));
+            let mine = own_tokens.get_or_insert_with(|| Tokens::new(&finding.title));
+            token_jaccard(mine, theirs) >= rules.title_overlap
         };
 
         let joined = match finding.evidence.line {
@@ -141,10 +293,12 @@ pub fn cluster_indices(findings: &[NormalizedFinding], rules: Rules) -> Vec<Vec<
         };
 
         match joined {
-            Some(cluster) => clusters[cluster].push(index),
+            Some(cluster) => cluster_of.push(cluster),
             None => {
-                let cluster = clusters.len();
-                clusters.push(vec![index]);
+                let cluster = anchors.len();
+                cluster_of.push(cluster);
+                anchors.push(index);
+                group_of.push(group_index);
                 anchor_tokens.push(own_tokens);
                 group.clusters.push(cluster);
                 match finding.evidence.line {
@@ -155,6 +309,22 @@ pub fn cluster_indices(findings: &[NormalizedFinding], rules: Rules) -> Vec<Vec<
                 }
             }
         }
+    }
+    Assignment {
+        cluster_of,
+        anchors,
+        group_of,
+        group_files: groups.into_iter().map(|g| g.file).collect(),
+    }
+}
+
+/// Member indices of each cluster, input order, clusters in creation order.
+#[cfg(test)]
+pub fn cluster_indices(findings: &[NormalizedFinding], rules: Rules) -> Vec<Vec<usize>> {
+    let assignment = assign_clusters(findings, rules);
+    let mut clusters = vec![Vec::new(); assignment.anchors.len()];
+    for (index, cluster) in assignment.cluster_of.into_iter().enumerate() {
+        clusters[cluster].push(index);
     }
     clusters
 }
@@ -201,8 +371,13 @@ mod tests {
     }
 
     #[test]
+    fn stop_words_are_sorted_for_binary_search() {
+        assert!(STOP_WORDS.windows(2).all(|w| w[0] < w[1]));
+    }
+
+    #[test]
     fn jaccard_of_two_empty_sets_is_zero() {
-        assert_eq!(jaccard(&[], &[]), 0.0);
+        assert_eq!(jaccard::<&str>(&[], &[]), 0.0);
         let a = title_tokens("unused variable count");
         let b = title_tokens("variable count unused loop");
         assert_eq!(jaccard(&a, &b), 0.75);

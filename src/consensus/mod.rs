@@ -10,7 +10,7 @@ pub use render::{locus, render_consensus_markdown, render_provenance};
 pub use score::{bucket_for_score, clamp_confidence};
 
 use crate::model::{ConsensusFinding, ConsensusLevel, NormalizedFinding};
-use cluster::Rules;
+use cluster::{FastMap, Rules};
 
 /// The seed's knobs.
 #[derive(Debug, Clone, PartialEq)]
@@ -50,15 +50,120 @@ pub fn compute_consensus(
         line_window: options.line_window,
         title_overlap: options.title_overlap,
     };
-    let mut clusters: Vec<ConsensusFinding> = cluster::cluster_indices(findings, rules)
-        .into_iter()
-        .map(|indices| {
-            let members = indices.into_iter().map(|i| findings[i].clone()).collect();
-            score::score_cluster(members, bots_ran)
+    let assignment = cluster::assign_clusters(findings, rules);
+    let count = assignment.anchors.len();
+
+    // One sequential pass over the input: copy each finding into its cluster (sized up
+    // front) and update the cluster's scores. Bots become small ids.
+    let mut sizes = vec![0usize; count];
+    for &cluster in &assignment.cluster_of {
+        sizes[cluster] += 1;
+    }
+    let mut members: Vec<Vec<NormalizedFinding>> =
+        sizes.into_iter().map(Vec::with_capacity).collect();
+    let mut bot_ids: FastMap<&str, usize> = FastMap::default();
+    let mut bot_names: Vec<&str> = Vec::new();
+    let mut last_bot: Option<usize> = None;
+    let mut aggregates: Vec<score::Aggregate> = Vec::with_capacity(count);
+    for (index, (finding, &cluster)) in findings.iter().zip(&assignment.cluster_of).enumerate() {
+        // Inputs come bot by bot: the previous finding's bot is the usual answer.
+        let bot = match last_bot {
+            Some(b) if bot_names[b] == finding.bot => b,
+            _ => *bot_ids.entry(finding.bot.as_str()).or_insert_with(|| {
+                bot_names.push(finding.bot.as_str());
+                bot_names.len() - 1
+            }),
+        };
+        last_bot = Some(bot);
+        // Clusters are numbered by their anchor's position, so a cluster's first member
+        // arrives after every earlier cluster's.
+        if cluster == aggregates.len() {
+            aggregates.push(score::Aggregate::new(index, finding, bot));
+        } else {
+            aggregates[cluster].add(index, finding, bot);
+        }
+        members[cluster].push(finding.clone());
+    }
+
+    let bot_rank = dense_ranks(&bot_names);
+    let file_rank = dense_ranks(&assignment.group_files);
+    let keys: Vec<score::OrderKey> = aggregates
+        .iter()
+        .enumerate()
+        .map(|(cluster, aggregate)| score::OrderKey {
+            score: aggregate.agreement_ratio(bots_ran) * aggregate.max_confidence,
+            severity: aggregate.severity,
+            file_rank: file_rank[assignment.group_of[cluster]],
+            line: aggregate.line,
         })
         .collect();
-    clusters.sort_by(score::output_order);
-    clusters
+    let mut order: Vec<usize> = (0..count).collect();
+    order.sort_by(|&a, &b| keys[a].cmp(&keys[b]));
+
+    order
+        .into_iter()
+        .map(|cluster| {
+            let aggregate = &aggregates[cluster];
+            let anchor = &findings[assignment.anchors[cluster]];
+            let mut bots = aggregate.bots();
+            bots.sort_unstable_by_key(|&b| bot_rank[b]);
+            let agreement_ratio = aggregate.agreement_ratio(bots_ran);
+            let consensus_score = agreement_ratio * aggregate.max_confidence;
+            ConsensusFinding {
+                file: anchor.evidence.file.clone(),
+                line: aggregate.line,
+                category: anchor.category.clone(),
+                title: findings[aggregate.title].title.clone(),
+                severity: aggregate.severity,
+                detected_by: bots.into_iter().map(|b| bot_names[b].to_owned()).collect(),
+                bots_ran,
+                agreement_ratio,
+                max_confidence: aggregate.max_confidence,
+                consensus_score,
+                level: bucket_for_score(consensus_score),
+                members: std::mem::take(&mut members[cluster]),
+            }
+        })
+        .collect()
+}
+
+/// The rank of each item in sorted order; equal items share a rank.
+fn dense_ranks<T: Ord>(items: &[T]) -> Vec<usize> {
+    let mut sorted: Vec<usize> = (0..items.len()).collect();
+    sorted.sort_by(|&a, &b| items[a].cmp(&items[b]));
+    let mut ranks = vec![0; items.len()];
+    let mut rank = 0;
+    for (position, &item) in sorted.iter().enumerate() {
+        if position > 0 && items[sorted[position - 1]] != items[item] {
+            rank += 1;
+        }
+        ranks[item] = rank;
+    }
+    ranks
+}
+
+/// A stable sort for large elements: sort indices, then apply the permutation in place by
+/// following its cycles (each element moves once, no second buffer).
+pub(crate) fn sort_stable<T>(
+    mut items: Vec<T>,
+    compare: impl Fn(&T, &T) -> std::cmp::Ordering,
+) -> Vec<T> {
+    // order[k] = the index of the element that belongs at position k.
+    let mut order: Vec<usize> = (0..items.len()).collect();
+    order.sort_by(|&a, &b| compare(&items[a], &items[b]));
+    for start in 0..items.len() {
+        let mut current = start;
+        loop {
+            let next = order[current];
+            order[current] = current;
+            if next == start {
+                break;
+            }
+            items.swap(current, next);
+            current = next;
+        }
+    }
+    items
 }
 
 /// The seed's dedup rules for one pair: does `b` describe the same issue as `a`? (The
@@ -82,4 +187,128 @@ pub fn must_address(
     min_level: ConsensusLevel,
 ) -> Vec<&ConsensusFinding> {
     consensus.iter().filter(|f| f.level >= min_level).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Severity;
+    use proptest::prelude::*;
+
+    /// The seed, written plainly: greedy pass against every anchor, then the formulas.
+    fn naive(findings: &[NormalizedFinding], options: &ConsensusOptions) -> Vec<ConsensusFinding> {
+        let mut groups: Vec<Vec<&NormalizedFinding>> = Vec::new();
+        for finding in findings {
+            match groups
+                .iter_mut()
+                .find(|g| same_issue(g[0], finding, options))
+            {
+                Some(group) => group.push(finding),
+                None => groups.push(vec![finding]),
+            }
+        }
+        let mut bots: Vec<&str> = findings.iter().map(|f| f.bot.as_str()).collect();
+        bots.sort_unstable();
+        bots.dedup();
+        let bots_ran = options.bots_ran.unwrap_or(bots.len()).max(1);
+        let mut clusters: Vec<ConsensusFinding> = groups
+            .into_iter()
+            .map(|members| {
+                let mut detected_by: Vec<String> = members.iter().map(|m| m.bot.clone()).collect();
+                detected_by.sort();
+                detected_by.dedup();
+                let line = members.iter().filter_map(|m| m.evidence.line).min();
+                let mut title = members[0].title.clone();
+                for m in &members {
+                    if m.title.chars().count() > title.chars().count() {
+                        title = m.title.clone();
+                    }
+                }
+                let severity = members.iter().map(|m| m.severity).max().unwrap_or_default();
+                let max_confidence = members
+                    .iter()
+                    .map(|m| clamp_confidence(m.confidence))
+                    .fold(0.0, f64::max);
+                let agreement_ratio = (detected_by.len() as f64 / bots_ran as f64).min(1.0);
+                let consensus_score = agreement_ratio * max_confidence;
+                ConsensusFinding {
+                    file: members[0].evidence.file.clone(),
+                    line,
+                    category: members[0].category.clone(),
+                    title,
+                    severity,
+                    detected_by,
+                    bots_ran,
+                    agreement_ratio,
+                    max_confidence,
+                    consensus_score,
+                    level: bucket_for_score(consensus_score),
+                    members: members.into_iter().cloned().collect(),
+                }
+            })
+            .collect();
+        clusters.sort_by(|a, b| {
+            b.consensus_score
+                .total_cmp(&a.consensus_score)
+                .then(b.severity.cmp(&a.severity))
+                .then(a.file.cmp(&b.file))
+                .then(match (a.line, b.line) {
+                    (Some(x), Some(y)) => x.cmp(&y),
+                    (Some(_), None) => std::cmp::Ordering::Less,
+                    (None, Some(_)) => std::cmp::Ordering::Greater,
+                    (None, None) => std::cmp::Ordering::Equal,
+                })
+        });
+        clusters
+    }
+
+    fn arb_finding() -> impl Strategy<Value = NormalizedFinding> {
+        let words = prop::sample::subsequence(
+            vec![
+                "null", "pointer", "unused", "variable", "leak", "the", "sql", "ünï",
+            ],
+            0..4,
+        );
+        (
+            0..4usize,
+            0..3usize,
+            0..2usize,
+            prop::option::weighted(0.7, 0..25u32),
+            words,
+            0..5usize,
+            prop::sample::select(vec![1.0, 0.5, 0.9, -1.0, 3.0]),
+        )
+            .prop_map(|(bot, file, category, line, words, severity, confidence)| {
+                let mut f = NormalizedFinding::new(
+                    ["a", "b", "c", "d"][bot],
+                    "",
+                    Severity::ALL[severity],
+                    ["bug", "security"][category],
+                    words.join(" "),
+                )
+                .at(["", "a.py", "b.rs"][file], line);
+                f.confidence = confidence;
+                f
+            })
+    }
+
+    proptest! {
+        #[test]
+        fn compute_consensus_equals_the_plain_seed(
+            findings in prop::collection::vec(arb_finding(), 0..50),
+            bots_ran in prop::option::of(0..6usize),
+            line_window in 0..4u32,
+            title_overlap in prop::sample::select(vec![0.0, 0.34, 0.5, 1.0]),
+        ) {
+            let options = ConsensusOptions { bots_ran, line_window, title_overlap };
+            prop_assert_eq!(compute_consensus(&findings, &options), naive(&findings, &options));
+        }
+
+        #[test]
+        fn sort_stable_matches_std_stable_sort(items in prop::collection::vec((0..5u8, 0..1000u32), 0..80)) {
+            let mut expected = items.clone();
+            expected.sort_by_key(|&(key, _)| key);
+            prop_assert_eq!(sort_stable(items, |a, b| a.0.cmp(&b.0)), expected);
+        }
+    }
 }

@@ -2,7 +2,7 @@
 
 use std::cmp::Ordering;
 
-use crate::model::{ConsensusFinding, ConsensusLevel, NormalizedFinding};
+use crate::model::{ConsensusLevel, NormalizedFinding, Severity};
 
 /// A bot's self-reported confidence forced into [0, 1]; NaN counts as 0.
 pub fn clamp_confidence(confidence: f64) -> f64 {
@@ -24,79 +24,129 @@ pub fn bucket_for_score(score: f64) -> ConsensusLevel {
     }
 }
 
-/// One merged finding from its members (input order, never empty), `bots_ran` >= 1.
-pub fn score_cluster(members: Vec<NormalizedFinding>, bots_ran: usize) -> ConsensusFinding {
-    let mut detected_by: Vec<String> = members.iter().map(|m| m.bot.clone()).collect();
-    detected_by.sort_unstable();
-    detected_by.dedup();
+/// A cluster's running scores, fed its members in input order (the anchor first).
+pub struct Aggregate {
+    /// Smallest known line.
+    pub line: Option<u32>,
+    /// Input index of the member with the longest title (the first on ties).
+    pub title: usize,
+    title_chars: usize,
+    pub severity: Severity,
+    /// Highest clamped confidence.
+    pub max_confidence: f64,
+    /// Distinct bots, as ids the caller assigns: ids below 64 in a bit set (no allocation
+    /// for the usual handful of bots), the rest in a list.
+    low_bots: u64,
+    high_bots: Vec<usize>,
+}
 
-    let mut line: Option<u32> = None;
-    let mut title = "";
-    let mut title_chars = 0;
-    let mut severity = members.first().map(|m| m.severity).unwrap_or_default();
-    let mut max_confidence: f64 = 0.0;
-    for member in &members {
-        if let Some(l) = member.evidence.line {
-            line = Some(line.map_or(l, |known| known.min(l)));
+impl Aggregate {
+    pub fn new(index: usize, anchor: &NormalizedFinding, bot: usize) -> Aggregate {
+        Aggregate {
+            line: anchor.evidence.line,
+            title: index,
+            title_chars: anchor.title.chars().count(),
+            severity: anchor.severity,
+            max_confidence: clamp_confidence(anchor.confidence),
+            low_bots: 0,
+            high_bots: Vec::new(),
         }
-        let chars = member.title.chars().count();
-        if chars > title_chars || title.is_empty() {
-            title = &member.title;
-            title_chars = chars;
-        }
-        severity = severity.max(member.severity);
-        max_confidence = max_confidence.max(clamp_confidence(member.confidence));
+        .with_bot(bot)
     }
 
-    let bots_ran = bots_ran.max(1);
-    let agreement_ratio = (detected_by.len() as f64 / bots_ran as f64).min(1.0);
-    let consensus_score = agreement_ratio * max_confidence;
-    let (file, category, title) = match members.first() {
-        Some(anchor) => (
-            anchor.evidence.file.clone(),
-            anchor.category.clone(),
-            title.to_owned(),
-        ),
-        None => Default::default(),
-    };
-    ConsensusFinding {
-        file,
-        line,
-        category,
-        title,
-        severity,
-        detected_by,
-        bots_ran,
-        agreement_ratio,
-        max_confidence,
-        consensus_score,
-        level: bucket_for_score(consensus_score),
-        members,
+    fn with_bot(mut self, bot: usize) -> Self {
+        self.add_bot(bot);
+        self
+    }
+
+    fn add_bot(&mut self, bot: usize) {
+        if bot < 64 {
+            self.low_bots |= 1 << bot;
+        } else if !self.high_bots.contains(&bot) {
+            self.high_bots.push(bot);
+        }
+    }
+
+    /// The distinct bot ids, ascending.
+    pub fn bots(&self) -> Vec<usize> {
+        let mut bots: Vec<usize> = (0..64).filter(|b| self.low_bots & (1 << b) != 0).collect();
+        let mut high = self.high_bots.clone();
+        high.sort_unstable();
+        bots.extend(high);
+        bots
+    }
+
+    fn bot_count(&self) -> usize {
+        self.low_bots.count_ones() as usize + self.high_bots.len()
+    }
+
+    pub fn add(&mut self, index: usize, member: &NormalizedFinding, bot: usize) {
+        self.add_bot(bot);
+        if let Some(l) = member.evidence.line {
+            self.line = Some(self.line.map_or(l, |known| known.min(l)));
+        }
+        // Byte length >= character count: only then can it be longer in characters.
+        if member.title.len() > self.title_chars {
+            let chars = member.title.chars().count();
+            if chars > self.title_chars {
+                self.title = index;
+                self.title_chars = chars;
+            }
+        }
+        self.severity = self.severity.max(member.severity);
+        self.max_confidence = self.max_confidence.max(clamp_confidence(member.confidence));
+    }
+
+    /// `min(len(detected_by) / bots_ran, 1)`, `bots_ran` at least 1.
+    pub fn agreement_ratio(&self, bots_ran: usize) -> f64 {
+        (self.bot_count() as f64 / bots_ran.max(1) as f64).min(1.0)
     }
 }
 
-/// Score descending, severity descending, file, line (unknown last). Ties keep creation
-/// order when used with a stable sort.
-pub fn output_order(a: &ConsensusFinding, b: &ConsensusFinding) -> Ordering {
-    b.consensus_score
-        .total_cmp(&a.consensus_score)
-        .then_with(|| b.severity.cmp(&a.severity))
-        .then_with(|| a.file.cmp(&b.file))
-        .then_with(|| match (a.line, b.line) {
-            (Some(x), Some(y)) => x.cmp(&y),
-            (Some(_), None) => Ordering::Less,
-            (None, Some(_)) => Ordering::Greater,
-            (None, None) => Ordering::Equal,
-        })
+/// The output order's key: score descending, severity descending, file (as a rank),
+/// line with unknown last. Ties keep creation order under a stable sort.
+pub struct OrderKey {
+    pub score: f64,
+    pub severity: Severity,
+    pub file_rank: usize,
+    pub line: Option<u32>,
+}
+
+impl OrderKey {
+    pub fn cmp(&self, other: &OrderKey) -> Ordering {
+        other
+            .score
+            .total_cmp(&self.score)
+            .then_with(|| other.severity.cmp(&self.severity))
+            .then_with(|| self.file_rank.cmp(&other.file_rank))
+            .then_with(|| match (self.line, other.line) {
+                (Some(x), Some(y)) => x.cmp(&y),
+                (Some(_), None) => Ordering::Less,
+                (None, Some(_)) => Ordering::Greater,
+                (None, None) => Ordering::Equal,
+            })
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::Severity;
+    use crate::consensus::{compute_consensus, ConsensusOptions};
+    use crate::model::ConsensusFinding;
 
     fn member(bot: &str, severity: Severity, line: Option<u32>, title: &str) -> NormalizedFinding {
         NormalizedFinding::new(bot, "", severity, "bug", title).at("a.py", line)
+    }
+
+    fn one_cluster(members: Vec<NormalizedFinding>, bots_ran: usize) -> ConsensusFinding {
+        let options = ConsensusOptions {
+            bots_ran: Some(bots_ran),
+            title_overlap: 0.0,
+            ..ConsensusOptions::default()
+        };
+        let mut clusters = compute_consensus(&members, &options);
+        assert_eq!(clusters.len(), 1);
+        clusters.remove(0)
     }
 
     #[test]
@@ -120,28 +170,50 @@ mod tests {
 
     #[test]
     fn cluster_takes_smallest_line_longest_title_highest_severity() {
-        let cluster = score_cluster(
+        let cluster = one_cluster(
             vec![
                 member("sourcery", Severity::Low, Some(41), "short"),
                 member("coderabbit", Severity::Critical, None, "the longest title"),
                 member("sourcery", Severity::High, Some(39), "mid title"),
+                member("gemini", Severity::High, Some(40), "same length title"),
             ],
             4,
         );
         assert_eq!(cluster.line, Some(39));
-        assert_eq!(cluster.title, "the longest title");
+        assert_eq!(cluster.title, "the longest title", "first of the longest");
         assert_eq!(cluster.severity, Severity::Critical);
-        assert_eq!(cluster.detected_by, vec!["coderabbit", "sourcery"]);
-        assert_eq!(cluster.agreement_ratio, 0.5);
-        assert_eq!(cluster.level, ConsensusLevel::NeedsVerification);
-        assert_eq!(cluster.members.len(), 3);
+        assert_eq!(
+            cluster.detected_by,
+            vec!["coderabbit", "gemini", "sourcery"]
+        );
+        assert_eq!(cluster.agreement_ratio, 0.75);
+        assert_eq!(cluster.level, ConsensusLevel::Confirmed);
+        assert_eq!(cluster.members.len(), 4);
+        assert_eq!(
+            cluster.members[1].bot, "coderabbit",
+            "members keep input order"
+        );
+    }
+
+    #[test]
+    fn many_bots_beyond_the_bit_set() {
+        let members: Vec<NormalizedFinding> = (0..70)
+            .rev()
+            .map(|i| member(&format!("bot{i:02}"), Severity::Low, Some(1), "x"))
+            .chain([member("bot69", Severity::Low, Some(2), "x")])
+            .collect();
+        let cluster = one_cluster(members, 100);
+        assert_eq!(cluster.detected_by.len(), 70);
+        assert_eq!(cluster.detected_by[0], "bot00");
+        assert_eq!(cluster.detected_by[69], "bot69");
+        assert_eq!(cluster.agreement_ratio, 0.7);
     }
 
     #[test]
     fn confidence_is_clamped_before_the_max() {
         let mut high = member("a", Severity::Low, Some(1), "x");
         high.confidence = 7.5;
-        let cluster = score_cluster(vec![high], 1);
+        let cluster = one_cluster(vec![high], 1);
         assert_eq!(cluster.max_confidence, 1.0);
         assert_eq!(cluster.consensus_score, 1.0);
 
@@ -149,14 +221,14 @@ mod tests {
         negative.confidence = -3.0;
         let mut nan = member("b", Severity::Low, Some(1), "x");
         nan.confidence = f64::NAN;
-        let cluster = score_cluster(vec![negative, nan], 2);
+        let cluster = one_cluster(vec![negative, nan], 2);
         assert_eq!(cluster.max_confidence, 0.0);
         assert_eq!(cluster.level, ConsensusLevel::Unverified);
     }
 
     #[test]
     fn agreement_clamps_when_bots_ran_is_too_small() {
-        let cluster = score_cluster(
+        let cluster = one_cluster(
             vec![
                 member("a", Severity::Low, Some(1), "x"),
                 member("b", Severity::Low, Some(1), "x"),
@@ -168,7 +240,7 @@ mod tests {
         assert_eq!(cluster.bots_ran, 2);
         // Zero bots is treated as one, never a division by zero.
         assert_eq!(
-            score_cluster(vec![member("a", Severity::Low, None, "x")], 0).bots_ran,
+            one_cluster(vec![member("a", Severity::Low, None, "x")], 0).bots_ran,
             1
         );
     }

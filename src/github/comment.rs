@@ -56,18 +56,32 @@ pub async fn upsert_sticky(
     known: Option<&[IssueComment]>,
 ) -> Result<Sticky, GitHubError> {
     let login = viewer_login(gh).await;
+    upsert_sticky_as(gh, target, marker, body, known, &login).await
+}
+
+/// `upsert_sticky` for a login already known (the viewer query runs beside the fetch).
+pub async fn upsert_sticky_as(
+    gh: &GitHub,
+    target: &PrTarget,
+    marker: &str,
+    body: &str,
+    known: Option<&[IssueComment]>,
+    login: &str,
+) -> Result<Sticky, GitHubError> {
     let comments = match known {
         Some(list) => list.to_vec(),
         None => list_comments(gh, target).await?,
     };
-    let mut ours = mine(&comments, marker, &login);
+    let mut ours = mine(&comments, marker, login);
     let mut created = None;
     if ours.is_empty() {
-        let new = create(gh, target, marker, body, &login).await?;
+        let new = create(gh, target, marker, body, login).await?;
         // A concurrent run may have created one too: the fresh list decides (oldest wins).
-        ours = mine(&list_comments(gh, target).await?, marker, &login);
-        if ours.is_empty() {
+        ours = mine(&list_comments(gh, target).await?, marker, login);
+        // The list may lag behind our write; ours must be in it to be kept or deleted.
+        if !ours.iter().any(|c| c.id == new.id) {
             ours.push(new.clone());
+            ours.sort_by_key(|c| c.id);
         }
         created = Some(new);
     }
@@ -90,11 +104,22 @@ pub async fn upsert_sticky(
         return Ok(done(keep, StickyAction::Unchanged, deleted));
     }
     let path = comment_path(target, keep.id);
-    let reply = gh
+    match gh
         .write(Method::PATCH, &path, Some(&json!({ "body": body })))
-        .await?;
-    let edited = parse_comment(&reply.body, &path)?;
-    Ok(done(edited, StickyAction::Updated, deleted))
+        .await
+    {
+        Ok(reply) => Ok(done(
+            parse_comment(&reply.body, &path)?,
+            StickyAction::Updated,
+            deleted,
+        )),
+        // Deleted since we listed it (a concurrent run, a person): post a new one.
+        Err(err) if err.status() == Some(404) => {
+            let new = create(gh, target, marker, body, login).await?;
+            Ok(done(new, StickyAction::Created, deleted))
+        }
+        Err(err) => Err(err),
+    }
 }
 
 fn done(comment: IssueComment, action: StickyAction, deleted: Vec<u64>) -> Sticky {

@@ -218,34 +218,59 @@ impl GitHub {
         }
     }
 
-    /// A GraphQL query (a read, so retried), returning `data`. `errors` in a 200 is an error.
+    /// A GraphQL query (a read, so retried), returning `data`. `errors` in a 200 is an
+    /// error, retried only when it is a rate limit (GraphQL reports those with HTTP 200).
     pub async fn graphql(&self, query: &str, variables: Value) -> Result<Value, GitHubError> {
         let body = serde_json::json!({ "query": query, "variables": variables });
         let endpoint = endpoint_name(&Method::POST, &self.graphql_url);
-        let reply = self
-            .read_with(Method::POST, &self.graphql_url.clone(), Some(&body))
-            .await?;
-        let mut value = reply.json(&endpoint)?;
-        if let Some(errors) = value.get("errors").and_then(Value::as_array) {
-            if !errors.is_empty() {
-                let message = errors
-                    .iter()
-                    .filter_map(|e| e.get("message").and_then(Value::as_str))
-                    .collect::<Vec<_>>()
-                    .join("; ");
+        let mut attempt = 1;
+        loop {
+            let reply = self
+                .read_with(Method::POST, &self.graphql_url, Some(&body))
+                .await?;
+            let mut value = reply.json(&endpoint)?;
+            let Some(message) = graphql_errors(&value) else {
+                return Ok(value
+                    .get_mut("data")
+                    .map(Value::take)
+                    .unwrap_or(Value::Null));
+            };
+            let rate_limited = message.to_lowercase().contains("rate limit");
+            if !rate_limited || attempt >= self.retry.max_attempts {
                 return Err(GitHubError::GraphQl { endpoint, message });
             }
+            let wait = self.retry.rate_limit_wait(attempt);
+            tracing::warn!(
+                "{endpoint}: {message} (attempt {attempt}), retrying in {:.1}s",
+                wait.as_secs_f64()
+            );
+            tokio::time::sleep(wait).await;
+            attempt += 1;
         }
-        Ok(value
-            .get_mut("data")
-            .map(Value::take)
-            .unwrap_or(Value::Null))
     }
 
     /// Whether an absolute URL (a `Link` page) is on our REST host, so the token may go there.
     fn same_origin(&self, url: &str) -> bool {
         origin(url) == origin(&self.api_url)
     }
+}
+
+/// The joined messages of a GraphQL `errors` array, when there is one.
+fn graphql_errors(value: &Value) -> Option<String> {
+    let errors = value.get("errors")?.as_array()?;
+    if errors.is_empty() {
+        return None;
+    }
+    let messages: Vec<&str> = errors
+        .iter()
+        .map(|e| {
+            e.get("message")
+                .and_then(Value::as_str)
+                .or_else(|| e.get("type").and_then(Value::as_str))
+                .unwrap_or("unknown error")
+        })
+        .collect();
+    Some(messages.join("; "))
 }
 
 fn origin(url: &str) -> &str {

@@ -62,11 +62,18 @@ impl RetryPolicy {
         let secondary = reply.status.as_u16() == 403 || reply.status.as_u16() == 429;
         let backoff = if secondary {
             // GitHub asks for at least a minute when it gives no header.
-            Duration::from_secs(60).max(self.backoff(attempt))
+            self.rate_limit_wait(attempt)
         } else {
             self.backoff(attempt)
         };
         Some(hinted.unwrap_or(backoff).min(self.max_wait))
+    }
+
+    /// A rate limit without a header: at least a minute, growing, capped.
+    pub fn rate_limit_wait(&self, attempt: u32) -> Duration {
+        Duration::from_secs(60)
+            .max(self.backoff(attempt))
+            .min(self.max_wait)
     }
 
     fn backoff(&self, attempt: u32) -> Duration {

@@ -117,12 +117,29 @@ fn render_sources(out: &mut String, outcome: &Outcome) {
     } else {
         let _ = writeln!(out, ": {}.", ran.join(", "));
     }
-    let missing: Vec<String> = outcome
+    // Sources with notes one by one; the others grouped by state ("absent: a, b").
+    let mut missing: Vec<String> = Vec::new();
+    let mut quiet: Vec<(&str, Vec<String>)> = Vec::new();
+    for source in outcome
         .sources
         .iter()
         .filter(|s| s.status != SourceState::Ok || !s.coverage.ran())
-        .map(describe_missing)
-        .collect();
+    {
+        if source.notes.is_empty() {
+            let state = missing_state(source);
+            match quiet.iter_mut().find(|(s, _)| *s == state) {
+                Some((_, bots)) => bots.push(escape_inline(&source.bot)),
+                None => quiet.push((state, vec![escape_inline(&source.bot)])),
+            }
+        } else {
+            missing.push(describe_missing(source));
+        }
+    }
+    missing.extend(
+        quiet
+            .into_iter()
+            .map(|(state, bots)| format!("{state}: {}", bots.join(", "))),
+    );
     if !missing.is_empty() {
         let _ = writeln!(
             out,
@@ -149,14 +166,17 @@ fn render_sources(out: &mut String, outcome: &Outcome) {
     }
 }
 
-fn describe_missing(source: &SourceStatus) -> String {
-    let state = match (source.status, source.coverage) {
+fn missing_state(source: &SourceStatus) -> &'static str {
+    match (source.status, source.coverage) {
         (SourceState::Malformed, _) => "malformed",
         (_, Coverage::Declined) => "declined",
         (_, Coverage::Absent) => "absent",
         _ => "missing",
-    };
-    let mut text = format!("{} ({state})", escape_inline(&source.bot));
+    }
+}
+
+fn describe_missing(source: &SourceStatus) -> String {
+    let mut text = format!("{} ({})", escape_inline(&source.bot), missing_state(source));
     append_notes(&mut text, source);
     text
 }

@@ -9,6 +9,7 @@ mod suppress;
 pub use rank::{confidence_score, merged_confidence, severity_score, verification_score};
 pub use suppress::{has_no_evidence, is_style_only};
 
+use crate::consensus::sort_stable;
 use crate::model::{ConsensusFinding, SynthesizedFinding};
 
 /// Sources whose findings a tool verified (code scanning), whatever the options say.
@@ -69,16 +70,15 @@ pub fn synthesize(
     options: &SynthesisOptions,
 ) -> Vec<SynthesizedFinding> {
     let judge = !(options.single_source_shortcut && shortcut_applies(&clusters));
-    let mut findings: Vec<SynthesizedFinding> = clusters
+    let findings: Vec<SynthesizedFinding> = clusters
         .into_iter()
         .map(|cluster| synthesize_one(cluster, options, judge))
         .collect();
-    findings.sort_by(|a, b| {
+    sort_stable(findings, |a, b| {
         a.suppressed
             .cmp(&b.suppressed)
             .then_with(|| b.rank_score.cmp(&a.rank_score))
-    });
-    findings
+    })
 }
 
 fn synthesize_one(

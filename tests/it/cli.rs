@@ -12,7 +12,7 @@ fn fixture(name: &str) -> PathBuf {
         .join(name)
 }
 
-fn run(args: &[&str], vars: &[(&str, &str)]) -> Output {
+fn run<S: AsRef<std::ffi::OsStr>>(args: &[S], vars: &[(&str, &str)]) -> Output {
     Command::new(BIN)
         .args(args)
         .env_clear()
@@ -58,8 +58,8 @@ fn bad_inputs_exit_2_naming_the_input_and_never_print_the_token() {
         ("INPUT_BOTS", "coderabbit,nonesuch", "bots", "`nonesuch`"),
     ] {
         let mut vars = actions_env("pull_request", &event);
-        vars.push((key, value));
-        let output = run(&[], &vars);
+        vars.extend([(key, value), ("RUNNER_DEBUG", "1")]);
+        let output = run::<&str>(&[], &vars);
         let (stdout, stderr) = text(&output);
         assert_eq!(
             output.status.code(),
@@ -82,7 +82,7 @@ fn a_missing_token_with_a_pr_is_a_config_error() {
     let mut vars = actions_env("pull_request", &event);
     vars.retain(|(k, _)| *k != "INPUT_GITHUB-TOKEN");
     vars.push(("INPUT_GITHUB-TOKEN", ""));
-    let output = run(&[], &vars);
+    let output = run::<&str>(&[], &vars);
     let (stdout, _) = text(&output);
     assert_eq!(output.status.code(), Some(2), "{stdout}");
     assert!(stdout.contains("`github-token`"), "{stdout}");
@@ -100,7 +100,7 @@ fn no_pr_in_the_event_is_a_notice_and_exit_0() {
         ("workflow_run", r#"{"workflow_run": {"pull_requests": []}}"#),
     ] {
         let event = write_event(dir.path(), payload);
-        let output = run(&[], &actions_env(event_name, &event));
+        let output = run::<&str>(&[], &actions_env(event_name, &event));
         let (stdout, stderr) = text(&output);
         assert_eq!(
             output.status.code(),
@@ -121,7 +121,7 @@ fn no_pr_in_the_event_is_a_notice_and_exit_0() {
 fn an_unreadable_event_is_a_runtime_error_exit_3() {
     let dir = tempfile::tempdir().expect("tempdir");
     let event = write_event(dir.path(), "{not json");
-    let output = run(&[], &actions_env("pull_request", &event));
+    let output = run::<&str>(&[], &actions_env("pull_request", &event));
     let (stdout, _) = text(&output);
     assert_eq!(output.status.code(), Some(3), "{stdout}");
     assert!(stdout.starts_with("::error::the event payload"), "{stdout}");
@@ -130,7 +130,7 @@ fn an_unreadable_event_is_a_runtime_error_exit_3() {
 
 #[test]
 fn no_subcommand_outside_actions_prints_help_and_exits_2() {
-    let output = run(&[], &[]);
+    let output = run::<&str>(&[], &[]);
     let (_, stderr) = text(&output);
     assert_eq!(output.status.code(), Some(2));
     assert!(stderr.contains("Usage: review-consensus"), "{stderr}");
@@ -261,4 +261,43 @@ fn demo_prints_the_comment_and_the_verdict_without_a_token() {
     let verdict = stdout.lines().last().unwrap_or_default();
     assert!(verdict.starts_with("gate: fail — "), "{verdict}");
     assert!(verdict.ends_with("(fail-on: confirmed)"), "{verdict}");
+}
+
+#[test]
+fn render_reads_sarif_logs_as_sources() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let report = dir.path().join("report.json");
+    let sarif = fixture("bots/sarif/codeql.sarif");
+    let args = |fail_on: &str| {
+        [
+            "render".as_ref(),
+            "--fail-on".as_ref(),
+            fail_on.as_ref(),
+            "--report".as_ref(),
+            report.as_os_str(),
+            sarif.as_os_str(),
+        ]
+        .map(std::ffi::OsStr::to_owned)
+    };
+    let output = run(&args("never"), &[]);
+    let (stdout, stderr) = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{stdout}{stderr}");
+    assert!(stdout.contains("codeql"), "{stdout}");
+    let parsed: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).expect("report")).expect("json");
+    let sources = parsed["sources"].as_array().expect("sources");
+    assert!(
+        sources
+            .iter()
+            .any(|s| s["bot"] == "codeql" && s["status"] == "ok"),
+        "{sources:?}"
+    );
+    assert!(parsed["findings"].as_array().is_some_and(|f| !f.is_empty()));
+
+    let output = run(&args("unverified"), &[]);
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "a single-source finding fails at `unverified`"
+    );
 }

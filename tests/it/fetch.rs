@@ -205,3 +205,50 @@ async fn links_to_another_host_are_not_followed() {
     let err = fetch_snapshot(&gh, &target(&data)).await.unwrap_err();
     assert!(err.to_string().contains("another host"), "{err}");
 }
+
+#[tokio::test]
+async fn a_graphql_rate_limit_in_a_200_is_retried() {
+    let data = PrData::fixture("pr-103-edge-cases");
+    let limited = ResponseTemplate::new(200).set_body_json(json!({
+        "errors": [{"type": "RATE_LIMITED", "message": "API rate limit exceeded for installation."}]
+    }));
+    let fake = FakeBuilder::new(data.clone())
+        .fault("POST", "/graphql", limited, 1)
+        .start()
+        .await;
+    let snap = fetch_snapshot(&client(&fake), &target(&data))
+        .await
+        .unwrap();
+    assert_eq!(snap.review_threads.unwrap().len(), data.threads.len());
+    assert_eq!(fake.count("POST /graphql"), 2);
+}
+
+#[tokio::test]
+async fn other_graphql_errors_are_not_retried() {
+    let data = PrData::fixture("pr-103-edge-cases");
+    let fake = FakeBuilder::new(data.clone()).threads_fail().start().await;
+    let snap = fetch_snapshot(&client(&fake), &target(&data))
+        .await
+        .unwrap();
+    assert!(snap.review_threads.is_none());
+    assert_eq!(fake.count("POST /graphql"), 1);
+}
+
+#[tokio::test]
+async fn an_unreachable_api_is_an_error_naming_the_endpoint() {
+    let data = PrData::fixture("pr-101-three-bots");
+    // Port 9 (discard) is closed on 127.0.0.1: connection refused, retried, then reported.
+    let gh = GitHub::new("http://127.0.0.1:9", "http://127.0.0.1:9/graphql", None)
+        .unwrap()
+        .with_retry(crate::support::fast_retry());
+    let err = fetch_snapshot(&gh, &target(&data)).await.unwrap_err();
+    let text = err.to_string();
+    assert!(text.starts_with("GET /repos/acme/payments-api/"), "{text}");
+    assert_eq!(err.status(), None);
+}
+
+#[test]
+fn a_bad_api_url_is_a_setup_error_naming_it() {
+    let err = GitHub::new("not a url", "https://api.github.com/graphql", None).unwrap_err();
+    assert!(err.to_string().contains("not a url"), "{err}");
+}

@@ -5,6 +5,7 @@
 #[allow(dead_code)]
 mod support;
 
+mod action;
 mod action_yml;
 mod adapters;
 mod adapters_more;

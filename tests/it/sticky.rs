@@ -1,5 +1,6 @@
 //! The sticky comment against the fake GitHub (CONTRACT section 5).
 
+use review_consensus::api::IssueComment;
 use review_consensus::github::comment::{upsert_sticky, StickyAction};
 use review_consensus::render::markdown::MARKER;
 use serde_json::{json, Value};
@@ -241,4 +242,32 @@ async fn a_502_on_create_lists_before_posting_again() {
         .iter()
         .any(|r| r.starts_with("GET /repos/acme/payments-api/issues/101/comments")));
     assert_eq!(marked(&fake.comments()).len(), 1);
+}
+
+#[tokio::test]
+async fn a_sticky_deleted_since_the_listing_is_posted_again() {
+    let data = PrData::fixture("pr-101-three-bots");
+    let fake = FakeBuilder::new(data.clone()).start().await;
+    // The caller's list still has comment 8000, which no longer exists on the server.
+    let stale: Vec<IssueComment> = vec![serde_json::from_value(json!({
+        "id": 8000, "user": {"login": "github-actions[bot]", "type": "Bot"},
+        "body": body("old"),
+    }))
+    .unwrap()];
+    let sticky = upsert_sticky(
+        &client(&fake),
+        &target(&data),
+        MARKER,
+        &body("new"),
+        Some(&stale),
+    )
+    .await
+    .unwrap();
+    assert_eq!(sticky.action, StickyAction::Created);
+    assert_ne!(sticky.id, 8000);
+    assert_eq!(marked(&fake.comments()).len(), 1);
+    assert_eq!(
+        fake.count("PATCH /repos/acme/payments-api/issues/comments/8000"),
+        1
+    );
 }

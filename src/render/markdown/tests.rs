@@ -177,6 +177,8 @@ fn three_bots() -> Outcome {
             Coverage::Absent,
             &["not JSON: expected value at line 1"],
         ),
+        source("copilot", SourceState::Missing, Coverage::Absent, &[]),
+        source("qodo", SourceState::Missing, Coverage::Absent, &[]),
     ];
     outcome_of(findings, sources, FailOn::Confirmed)
 }
@@ -198,6 +200,7 @@ fn comment_for_three_bots() {
     ));
     assert!(body.contains("[detected by 3/3 bots, agreement 100%]"));
     assert!(body.contains("**contested**"));
+    assert!(body.contains("; absent: copilot, qodo."));
     insta::assert_snapshot!(body);
 }
 
@@ -373,10 +376,7 @@ fn budget_cuts_lowest_tiers_first() {
     };
     let body = render_comment(&outcome, &options);
     assert!(body.chars().count() <= max_chars);
-    assert!(
-        body.contains("Style nit") == false,
-        "suppressed list goes first"
-    );
+    assert!(!body.contains("Style nit"), "suppressed list goes first");
     assert_eq!(
         body.matches("c1.rs:1").count() + body.matches("c19.rs:1").count(),
         2,

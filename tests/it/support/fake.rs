@@ -189,8 +189,8 @@ impl FakeBuilder {
         self
     }
 
-    /// Answer the next `times` requests to `method` + `path` (under the API prefix) with
-    /// `template` instead.
+    /// Answer the next `times` requests to `method` + `path` with `template` instead.
+    /// REST paths (`/repos/...`) are given without the API prefix; GraphQL as `/graphql`.
     pub fn fault(
         mut self,
         method: &str,
@@ -254,8 +254,13 @@ impl FakeBuilder {
         let repo = format!("{p}/repos/{}/{}", ctx.data.owner, ctx.data.repo);
         let n = ctx.data.number;
         for (m, fault_path, template, times) in self.faults {
+            let full = if fault_path == "/graphql" {
+                self.graphql_path.clone()
+            } else {
+                format!("{p}{fault_path}")
+            };
             Mock::given(method(m.as_str()))
-                .and(path(format!("{p}{fault_path}")))
+                .and(path(full))
                 .respond_with(route(Kind::Fixed(template)))
                 .up_to_n_times(times)
                 .mount(&server)
@@ -423,6 +428,7 @@ impl Respond for Route {
             Kind::Unexpected => {
                 state.unexpected.push(line.clone());
                 let message = format!("unexpected request: {line}");
+                let _ = writeln!(std::io::stderr(), "fake GitHub: {message}");
                 ResponseTemplate::new(500).set_body_json(json!({ "message": message }))
             }
             Kind::Pull => ok(&self.ctx.data.pull),

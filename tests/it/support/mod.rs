@@ -39,3 +39,150 @@ pub fn target(data: &PrData) -> PrTarget {
         from_fork: false,
     }
 }
+
+/// One run of the real binary as the action, against a fake GitHub.
+pub struct ActionRun {
+    api_url: String,
+    graphql_url: String,
+    vars: Vec<(String, String)>,
+    event_name: String,
+    event: serde_json::Value,
+    dir: tempfile::TempDir,
+    runs: std::cell::Cell<usize>,
+}
+
+/// What a run left behind.
+#[derive(Debug)]
+pub struct Ran {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+    pub outputs: std::collections::BTreeMap<String, String>,
+    pub summary: String,
+    pub report: Option<serde_json::Value>,
+    pub elapsed: Duration,
+}
+
+impl Ran {
+    pub fn output(&self, name: &str) -> &str {
+        self.outputs.get(name).map_or("", String::as_str)
+    }
+}
+
+impl ActionRun {
+    /// A `pull_request` event for the fake's PR, with the token and fast retries.
+    pub fn new(fake: &FakeGitHub, data: &PrData) -> ActionRun {
+        let dir = match tempfile::tempdir() {
+            Ok(d) => d,
+            Err(err) => panic!("tempdir: {err}"),
+        };
+        ActionRun {
+            api_url: fake.api_url.clone(),
+            graphql_url: fake.graphql_url.clone(),
+            vars: vec![
+                (
+                    "GITHUB_REPOSITORY".into(),
+                    format!("{}/{}", data.owner, data.repo),
+                ),
+                ("GITHUB_SHA".into(), "f".repeat(40)),
+                ("INPUT_GITHUB-TOKEN".into(), TOKEN.into()),
+                ("REVIEW_CONSENSUS_RETRY_MAX_WAIT_MS".into(), "30".into()),
+                ("REVIEW_CONSENSUS_RETRY_BASE_MS".into(), "2".into()),
+            ],
+            event_name: "pull_request".into(),
+            event: serde_json::json!({
+                "action": "synchronize",
+                "number": data.number,
+                "pull_request": data.pull,
+            }),
+            dir,
+            runs: std::cell::Cell::new(0),
+        }
+    }
+
+    /// An action input, by its action.yml name (`fail-on`).
+    pub fn input(mut self, name: &str, value: &str) -> Self {
+        self.vars
+            .push((format!("INPUT_{}", name.to_uppercase()), value.to_owned()));
+        self
+    }
+
+    pub fn var(mut self, name: &str, value: &str) -> Self {
+        self.vars.push((name.to_owned(), value.to_owned()));
+        self
+    }
+
+    pub fn event(mut self, name: &str, payload: serde_json::Value) -> Self {
+        self.event_name = name.to_owned();
+        self.event = payload;
+        self
+    }
+
+    pub fn run(&self) -> Ran {
+        let n = self.runs.get() + 1;
+        self.runs.set(n);
+        let dir = self.dir.path().join(format!("run{n}"));
+        let made = std::fs::create_dir_all(&dir)
+            .and_then(|()| std::fs::write(dir.join("event.json"), self.event.to_string()));
+        if let Err(err) = made {
+            panic!("set-up: {err}");
+        }
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_review-consensus"));
+        cmd.env_clear()
+            .env("GITHUB_ACTIONS", "true")
+            .env("GITHUB_API_URL", &self.api_url)
+            .env("GITHUB_GRAPHQL_URL", &self.graphql_url)
+            .env("GITHUB_SERVER_URL", "https://github.com")
+            .env("GITHUB_EVENT_NAME", &self.event_name)
+            .env("GITHUB_EVENT_PATH", dir.join("event.json"))
+            .env("GITHUB_OUTPUT", dir.join("output"))
+            .env("GITHUB_STEP_SUMMARY", dir.join("summary.md"))
+            .env("RUNNER_TEMP", &dir)
+            .envs(self.vars.iter().map(|(k, v)| (k, v)));
+        let started = std::time::Instant::now();
+        let out = match cmd.output() {
+            Ok(out) => out,
+            Err(err) => panic!("cannot run the binary: {err}"),
+        };
+        let elapsed = started.elapsed();
+        let read = |name: &str| std::fs::read_to_string(dir.join(name)).unwrap_or_default();
+        let report_path = self
+            .vars
+            .iter()
+            .rev()
+            .find(|(k, _)| k == "INPUT_REPORT-PATH")
+            .map_or(dir.join("review-consensus.json"), |(_, v)| v.into());
+        Ran {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            outputs: parse_outputs(&read("output")),
+            summary: read("summary.md"),
+            report: std::fs::read_to_string(report_path)
+                .ok()
+                .and_then(|t| serde_json::from_str(&t).ok()),
+            elapsed,
+        }
+    }
+}
+
+/// `name=value` lines and `name<<DELIM` heredocs, as the runner reads `GITHUB_OUTPUT`.
+pub fn parse_outputs(text: &str) -> std::collections::BTreeMap<String, String> {
+    let mut map = std::collections::BTreeMap::new();
+    let mut lines = text.lines();
+    while let Some(line) = lines.next() {
+        if let Some((name, delim)) = line.split_once("<<") {
+            let mut value = Vec::new();
+            for inner in lines.by_ref() {
+                if inner == delim {
+                    break;
+                }
+                value.push(inner);
+            }
+            map.insert(name.to_owned(), value.join("\n"));
+        } else if let Some((name, value)) = line.split_once('=') {
+            map.insert(name.to_owned(), value.to_owned());
+        }
+    }
+    map
+}

@@ -1,0 +1,580 @@
+//! The real binary as the action (`GITHUB_ACTIONS=true`, no subcommand) against a fake
+//! GitHub on 127.0.0.1: fetch, publish, outputs and the gate's exit code.
+
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use wiremock::ResponseTemplate;
+
+use crate::support::{ActionRun, FakeBuilder, FakeGitHub, PrData, TOKEN};
+
+const MARKER: &str = "<!-- review-bot-ack -->";
+
+fn stickies(fake: &FakeGitHub) -> Vec<Value> {
+    fake.comments()
+        .into_iter()
+        .filter(|c| c["body"].as_str().unwrap_or("").starts_with(MARKER))
+        .collect()
+}
+
+fn assert_clean(fake: &FakeGitHub) {
+    let state = fake.state();
+    assert!(
+        state.unexpected.is_empty(),
+        "unexpected: {:?}",
+        state.unexpected
+    );
+}
+
+#[tokio::test]
+async fn first_run_creates_the_comment_and_the_second_edits_it() {
+    let data = PrData::fixture("pr-101-three-bots");
+    let fake = FakeBuilder::new(data.clone()).start().await;
+    let action = ActionRun::new(&fake, &data);
+
+    let first = action.run();
+    assert_eq!(
+        first.code, 1,
+        "four confirmed findings fail the gate: {}",
+        first.stderr
+    );
+    assert_eq!(first.output("gate"), "fail");
+    assert_eq!(first.output("confirmed"), "4");
+    let created = stickies(&fake);
+    assert_eq!(created.len(), 1);
+    let id = created[0]["id"].as_u64().unwrap();
+    assert_eq!(first.output("comment-id"), id.to_string());
+    assert!(first
+        .output("comment-url")
+        .ends_with(&format!("issuecomment-{id}")));
+    assert!(first.summary.starts_with(MARKER) || first.summary.contains(MARKER));
+    assert!(first.stdout.contains("::group::"));
+    assert!(
+        first.stdout.contains("::error file=app/db/queries.py"),
+        "{}",
+        first.stdout
+    );
+    let report = first.report.as_ref().expect("report written");
+    assert_eq!(report["version"], 1);
+    assert_eq!(
+        report["head_sha"],
+        "8c1f0d3b6a2e4f57c9d1a0b3e6f7c8d9a1b2c3d4"
+    );
+    assert!(first.output("report").ends_with("review-consensus.json"));
+
+    let second = action.run();
+    assert_eq!(second.code, 1);
+    assert_eq!(second.output("comment-id"), id.to_string());
+    assert_eq!(stickies(&fake).len(), 1);
+    assert_eq!(
+        fake.count("POST /repos/acme/payments-api/issues/101/comments"),
+        1
+    );
+    // Same findings, same body: the second run writes nothing.
+    assert_eq!(fake.count("PATCH"), 0);
+    assert_clean(&fake);
+}
+
+#[tokio::test]
+async fn a_changed_outcome_edits_the_comment_in_place() {
+    let data = PrData::fixture("pr-101-three-bots");
+    let fake = FakeBuilder::new(data.clone()).start().await;
+    let action = ActionRun::new(&fake, &data);
+    let first = action.run();
+    let id = first.output("comment-id").to_owned();
+    let second = ActionRun::new(&fake, &data).input("fail-on", "never").run();
+    assert_eq!(second.code, 0);
+    assert_eq!(second.output("comment-id"), id);
+    assert_eq!(
+        fake.count(&format!(
+            "PATCH /repos/acme/payments-api/issues/comments/{id}"
+        )),
+        1
+    );
+    assert_eq!(stickies(&fake).len(), 1);
+}
+
+#[tokio::test]
+async fn two_stale_stickies_converge_and_a_human_quote_is_untouched() {
+    let mut data = PrData::fixture("pr-101-three-bots");
+    let bot = json!({"login": "github-actions[bot]", "id": 41898282, "type": "Bot"});
+    let human = json!({"login": "dana-ortiz", "id": 5, "type": "User"});
+    for (id, user) in [(9002, &bot), (9001, &bot), (9000, &human)] {
+        data.issue_comments.push(json!({
+            "id": id, "user": user, "body": format!("{MARKER}\nold {id}"),
+            "html_url": format!("https://github.com/acme/payments-api/pull/101#issuecomment-{id}"),
+        }));
+    }
+    let fake = FakeBuilder::new(data.clone()).start().await;
+    let ran = ActionRun::new(&fake, &data).run();
+    assert_eq!(ran.output("comment-id"), "9001");
+    let left: Vec<u64> = stickies(&fake)
+        .iter()
+        .map(|c| c["id"].as_u64().unwrap())
+        .collect();
+    assert_eq!(left, vec![9001, 9000]);
+    let human_body = fake
+        .comments()
+        .into_iter()
+        .find(|c| c["id"] == 9000)
+        .unwrap();
+    assert_eq!(human_body["body"], format!("{MARKER}\nold 9000"));
+    assert_eq!(
+        fake.count("DELETE /repos/acme/payments-api/issues/comments/9002"),
+        1
+    );
+    assert_eq!(
+        fake.count("POST /repos/acme/payments-api/issues/101/comments"),
+        0
+    );
+    assert_clean(&fake);
+}
+
+#[tokio::test]
+async fn review_comments_are_read_over_three_pages() {
+    let data = PrData::fixture("pr-101-three-bots");
+    let fake = FakeBuilder::new(data.clone()).page_size(6).start().await;
+    let ran = ActionRun::new(&fake, &data).run();
+    assert_eq!(ran.output("confirmed"), "4", "{}", ran.stderr);
+    assert_eq!(
+        fake.count("GET /repos/acme/payments-api/pulls/101/comments"),
+        3
+    );
+    assert_clean(&fake);
+}
+
+#[tokio::test]
+async fn a_502_then_success_is_retried() {
+    let data = PrData::fixture("pr-101-three-bots");
+    let fake = FakeBuilder::new(data.clone())
+        .fault(
+            "GET",
+            "/repos/acme/payments-api/pulls/101/comments",
+            ResponseTemplate::new(502),
+            1,
+        )
+        .start()
+        .await;
+    let ran = ActionRun::new(&fake, &data).run();
+    assert_eq!(ran.code, 1, "{}", ran.stderr);
+    assert_eq!(ran.output("confirmed"), "4");
+    assert_eq!(
+        fake.count("GET /repos/acme/payments-api/pulls/101/comments"),
+        2
+    );
+}
+
+#[tokio::test]
+async fn a_list_that_keeps_failing_is_a_clear_error() {
+    let data = PrData::fixture("pr-101-three-bots");
+    let fake = FakeBuilder::new(data.clone())
+        .fault(
+            "GET",
+            "/repos/acme/payments-api/pulls/101/reviews",
+            ResponseTemplate::new(500),
+            20,
+        )
+        .start()
+        .await;
+    let ran = ActionRun::new(&fake, &data).run();
+    assert!(
+        ran.code != 0 && ran.code != 1 && ran.code != 2,
+        "code {}",
+        ran.code
+    );
+    assert!(ran.stdout.contains("::error::"), "{}", ran.stdout);
+    assert!(ran
+        .stdout
+        .contains("GET /repos/acme/payments-api/pulls/101/reviews"));
+    assert!(stickies(&fake).is_empty());
+}
+
+#[tokio::test]
+async fn a_secondary_rate_limit_honours_retry_after() {
+    let data = PrData::fixture("pr-101-three-bots");
+    let limited = ResponseTemplate::new(403)
+        .insert_header("retry-after", "1")
+        .set_body_json(json!({"message": "You have exceeded a secondary rate limit"}));
+    let fake = FakeBuilder::new(data.clone())
+        .fault(
+            "GET",
+            "/repos/acme/payments-api/pulls/101/reviews",
+            limited,
+            1,
+        )
+        .start()
+        .await;
+    let ran = ActionRun::new(&fake, &data)
+        .var("REVIEW_CONSENSUS_RETRY_MAX_WAIT_MS", "3000")
+        .run();
+    assert_eq!(ran.code, 1, "{}", ran.stderr);
+    assert!(
+        ran.elapsed >= Duration::from_secs(1),
+        "waited {:?}",
+        ran.elapsed
+    );
+    assert_eq!(
+        fake.count("GET /repos/acme/payments-api/pulls/101/reviews"),
+        2
+    );
+}
+
+#[tokio::test]
+async fn a_403_on_the_comment_falls_back_to_the_job_summary() {
+    let data = PrData::fixture("pr-101-three-bots");
+    let forbidden = ResponseTemplate::new(403)
+        .set_body_json(json!({"message": "Resource not accessible by integration"}));
+    let fake = FakeBuilder::new(data.clone())
+        .fault(
+            "POST",
+            "/repos/acme/payments-api/issues/101/comments",
+            forbidden,
+            5,
+        )
+        .start()
+        .await;
+    let ran = ActionRun::new(&fake, &data).run();
+    assert_eq!(ran.code, 1, "the gate still applies: {}", ran.stderr);
+    assert!(ran.stdout.contains("::warning::"), "{}", ran.stdout);
+    assert!(ran.summary.contains(MARKER) && ran.summary.contains("app/db/queries.py"));
+    assert_eq!(ran.output("comment-id"), "");
+    assert_eq!(ran.output("gate"), "fail");
+    assert_eq!(
+        fake.count("POST /repos/acme/payments-api/issues/101/comments"),
+        1
+    );
+}
+
+#[tokio::test]
+async fn a_fork_pr_does_not_try_to_write() {
+    let data = PrData::fixture("pr-101-three-bots");
+    let fake = FakeBuilder::new(data.clone()).start().await;
+    let mut pull = data.pull.clone();
+    pull["head"]["repo"] =
+        json!({"full_name": "mallory/payments-api", "owner": {"login": "mallory", "id": 666}});
+    let ran = ActionRun::new(&fake, &data)
+        .event("pull_request", json!({"number": 101, "pull_request": pull}))
+        .input("check-name", "review-consensus")
+        .run();
+    assert_eq!(ran.code, 1);
+    assert!(ran.stdout.contains("::warning::"));
+    assert!(ran.summary.contains(MARKER));
+    assert_eq!(fake.count("POST /repos"), 0);
+    assert_eq!(fake.count("PATCH"), 0);
+}
+
+#[tokio::test]
+async fn fail_on_levels_and_never() {
+    let data = PrData::fixture("pr-101-three-bots");
+    let fake = FakeBuilder::new(data.clone()).start().await;
+    for (level, code) in [
+        ("confirmed", 1),
+        ("needs-verification", 1),
+        ("unverified", 1),
+        ("never", 0),
+    ] {
+        let ran = ActionRun::new(&fake, &data)
+            .input("fail-on", level)
+            .input("comment", "false")
+            .run();
+        assert_eq!(ran.code, code, "fail-on {level}: {}", ran.stderr);
+        assert_eq!(ran.output("gate"), if code == 1 { "fail" } else { "pass" });
+    }
+    // With `comment: false` nothing is written.
+    assert_eq!(fake.count("POST /repos"), 0);
+    let bad = ActionRun::new(&fake, &data).input("fail-on", "maybe").run();
+    assert_eq!(bad.code, 2);
+    assert!(bad.stdout.contains("fail-on") || bad.stderr.contains("fail-on"));
+}
+
+#[tokio::test]
+async fn fail_on_needs_verification_passes_a_pr_with_only_lower_findings() {
+    // PR 102's bots barely overlap: nothing confirmed, so `confirmed` passes.
+    let data = PrData::fixture("pr-102-gemini-copilot");
+    let fake = FakeBuilder::new(data.clone()).start().await;
+    let ran = ActionRun::new(&fake, &data).input("comment", "false").run();
+    let confirmed: usize = ran.output("confirmed").parse().unwrap();
+    assert_eq!(ran.code, i32::from(confirmed > 0), "{}", ran.stderr);
+    let never = ActionRun::new(&fake, &data)
+        .input("comment", "false")
+        .input("fail-on", "never")
+        .run();
+    assert_eq!(never.code, 0);
+}
+
+#[tokio::test]
+async fn issue_comment_events_fetch_the_head_sha_for_the_check_run() {
+    let data = PrData::fixture("pr-101-three-bots");
+    let fake = FakeBuilder::new(data.clone()).start().await;
+    let event = json!({
+        "action": "created",
+        "issue": {"number": 101, "pull_request": {"url": "https://api.github.com/repos/acme/payments-api/pulls/101"}},
+        "comment": {"id": 1, "body": "@coderabbitai review"},
+    });
+    let ran = ActionRun::new(&fake, &data)
+        .event("issue_comment", event)
+        .input("check-name", "review-consensus")
+        .run();
+    assert_eq!(ran.code, 1, "{}", ran.stderr);
+    let state = fake.state();
+    assert_eq!(state.check_runs.len(), 1);
+    // The PR head, not GITHUB_SHA (the default branch on issue_comment).
+    assert_eq!(
+        state.check_runs[0]["head_sha"],
+        "8c1f0d3b6a2e4f57c9d1a0b3e6f7c8d9a1b2c3d4"
+    );
+    assert_eq!(state.check_runs[0]["conclusion"], "failure");
+    assert_eq!(state.check_runs[0]["name"], "review-consensus");
+}
+
+#[tokio::test]
+async fn workflow_run_events_use_their_first_pull_request() {
+    let data = PrData::fixture("pr-101-three-bots");
+    let fake = FakeBuilder::new(data.clone()).start().await;
+    let event = json!({"workflow_run": {"head_sha": "8c1f0d3b6a2e4f57c9d1a0b3e6f7c8d9a1b2c3d4",
+        "pull_requests": [{"number": 101, "head": {"sha": "8c1f0d3b6a2e4f57c9d1a0b3e6f7c8d9a1b2c3d4"}}]}});
+    let ran = ActionRun::new(&fake, &data)
+        .event("workflow_run", event)
+        .run();
+    assert_eq!(ran.code, 1, "{}", ran.stderr);
+    assert_eq!(ran.output("confirmed"), "4");
+}
+
+#[tokio::test]
+async fn an_event_without_a_pr_is_a_notice_and_exit_0() {
+    let data = PrData::fixture("pr-101-three-bots");
+    let fake = FakeBuilder::new(data.clone()).start().await;
+    let ran = ActionRun::new(&fake, &data)
+        .event("push", json!({"ref": "refs/heads/main"}))
+        .run();
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    assert!(fake.state().requests.is_empty());
+}
+
+#[tokio::test]
+async fn ghes_serves_rest_under_api_v3_and_graphql_at_api_graphql() {
+    let data = PrData::fixture("pr-103-edge-cases");
+    let fake = FakeBuilder::new(data.clone()).ghes().start().await;
+    let ran = ActionRun::new(&fake, &data).run();
+    assert!(
+        ran.code == 0 || ran.code == 1,
+        "{} {}",
+        ran.stdout,
+        ran.stderr
+    );
+    assert_clean(&fake);
+    let state = fake.state();
+    assert!(state
+        .requests
+        .iter()
+        .all(|r| r.contains(" /api/v3/") || r.ends_with(" /api/graphql")));
+    assert!(
+        state
+            .requests
+            .iter()
+            .filter(|r| r.ends_with(" /api/graphql"))
+            .count()
+            >= 2
+    );
+    drop(state);
+    assert_eq!(stickies(&fake).len(), 1);
+}
+
+#[tokio::test]
+async fn many_findings_with_a_check_name_send_annotations_fifty_at_a_time() {
+    let data = many_findings_pr(120);
+    let fake = FakeBuilder::new(data.clone()).start().await;
+    let ran = ActionRun::new(&fake, &data)
+        .input("check-name", "review-consensus")
+        .input("fail-on", "never")
+        .run();
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    let surfaced: usize = ["confirmed", "needs-verification", "unverified"]
+        .iter()
+        .map(|k| ran.output(k).parse::<usize>().unwrap())
+        .sum();
+    assert_eq!(surfaced, 120, "{:?}", ran.outputs);
+    let state = fake.state();
+    assert_eq!(
+        state.check_writes,
+        vec![
+            ("POST".to_owned(), 50),
+            ("PATCH".to_owned(), 50),
+            ("PATCH".to_owned(), 20)
+        ]
+    );
+    assert_eq!(state.check_runs[0]["conclusion"], "success");
+}
+
+#[tokio::test]
+async fn a_missing_checks_permission_is_a_warning() {
+    let data = PrData::fixture("pr-101-three-bots");
+    let forbidden = ResponseTemplate::new(403)
+        .set_body_json(json!({"message": "Resource not accessible by integration"}));
+    let fake = FakeBuilder::new(data.clone())
+        .fault("POST", "/repos/acme/payments-api/check-runs", forbidden, 1)
+        .start()
+        .await;
+    let ran = ActionRun::new(&fake, &data).input("check-name", "rc").run();
+    assert_eq!(ran.code, 1);
+    assert!(ran.stdout.contains("::warning::") && ran.stdout.contains("checks: write"));
+    assert_eq!(stickies(&fake).len(), 1, "the comment was still written");
+}
+
+#[tokio::test]
+async fn the_token_never_appears_in_any_output() {
+    let data = PrData::fixture("pr-101-three-bots");
+    let forbidden = ResponseTemplate::new(403)
+        .set_body_json(json!({"message": "Resource not accessible by integration"}));
+    let fake = FakeBuilder::new(data.clone())
+        .fault("POST", "/repos/acme/payments-api/check-runs", forbidden, 1)
+        .start()
+        .await;
+    let ran = ActionRun::new(&fake, &data)
+        .var("RUNNER_DEBUG", "1")
+        .input("check-name", "rc")
+        .run();
+    for (what, text) in [
+        ("stdout", &ran.stdout),
+        ("stderr", &ran.stderr),
+        ("summary", &ran.summary),
+        (
+            "report",
+            &ran.report
+                .as_ref()
+                .map(Value::to_string)
+                .unwrap_or_default(),
+        ),
+        ("outputs", &format!("{:?}", ran.outputs)),
+    ] {
+        assert!(!text.contains(TOKEN), "token in {what}");
+        assert!(!text.contains(&TOKEN[4..]), "token in {what}");
+    }
+    // It was sent, though, as a bearer token.
+    let requests = fake.server.received_requests().await.unwrap_or_default();
+    assert!(!requests.is_empty());
+    assert!(requests.iter().all(
+        |r| r.headers.get("authorization").and_then(|v| v.to_str().ok())
+            == Some(&format!("Bearer {TOKEN}"))
+    ));
+}
+
+/// A PR where CodeRabbit and Sourcery agree on `n` separate spots (one finding each).
+fn many_findings_pr(n: usize) -> PrData {
+    let base = PrData::fixture("pr-101-three-bots");
+    let pick = |login: &str| {
+        base.review_comments
+            .iter()
+            .find(|c| c["user"]["login"] == login && c["in_reply_to_id"].is_null())
+            .cloned()
+            .unwrap()
+    };
+    let (cr, so) = (pick("coderabbitai[bot]"), pick("sourcery-ai[bot]"));
+    let mut data = base.clone();
+    data.review_comments.clear();
+    data.issue_comments.clear();
+    data.code_scanning = None;
+    // Reviews stay (they make the bots count as having run), their bodies' findings go.
+    for review in &mut data.reviews {
+        review["body"] = json!("");
+    }
+    for i in 0..n {
+        for (k, template) in [&cr, &so].into_iter().enumerate() {
+            let mut c = template.clone();
+            c["id"] = json!(100_000 + i * 2 + k);
+            c["path"] = json!(format!("src/file_{i:03}.py"));
+            c["line"] = json!(10);
+            c["start_line"] = Value::Null;
+            c["original_line"] = json!(10);
+            data.review_comments.push(c);
+        }
+    }
+    data
+}
+
+/// `run --repo --pr` from a laptop, without `GITHUB_ACTIONS`.
+fn laptop(fake: &FakeGitHub, args: &[&str]) -> std::process::Output {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_review-consensus"))
+        .args(args)
+        .env_clear()
+        .env("GITHUB_TOKEN", TOKEN)
+        .env("GITHUB_API_URL", &fake.api_url)
+        .env("GITHUB_GRAPHQL_URL", &fake.graphql_url)
+        .env("REVIEW_CONSENSUS_RETRY_MAX_WAIT_MS", "30")
+        .output();
+    match out {
+        Ok(out) => out,
+        Err(err) => panic!("cannot run the binary: {err}"),
+    }
+}
+
+#[tokio::test]
+async fn run_dry_run_writes_nothing_and_save_replays_offline() {
+    let data = PrData::fixture("pr-101-three-bots");
+    let fake = FakeBuilder::new(data.clone()).start().await;
+    let saved = tempfile::tempdir().unwrap();
+    let dir = saved.path().join("pr");
+    let dir_arg = dir.display().to_string();
+    let args = [
+        "run",
+        "--repo",
+        "acme/payments-api",
+        "--pr",
+        "101",
+        "--dry-run",
+        "--save",
+        &dir_arg,
+    ];
+    let out = laptop(&fake, &args);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains(MARKER), "the comment is printed");
+    assert!(
+        !stdout.contains("::group::"),
+        "no workflow commands outside Actions"
+    );
+    let state = fake.state();
+    assert!(state
+        .requests
+        .iter()
+        .all(|r| r.starts_with("GET ") || r == "POST /graphql"));
+    drop(state);
+    assert!(stickies(&fake).is_empty());
+
+    let replay = std::process::Command::new(env!("CARGO_BIN_EXE_review-consensus"))
+        .args(["render", &dir_arg])
+        .env_clear()
+        .output()
+        .unwrap();
+    assert_eq!(replay.status.code(), Some(1));
+    let replayed = String::from_utf8_lossy(&replay.stdout);
+    assert!(replayed.contains("app/db/queries.py"));
+}
+
+#[tokio::test]
+async fn review_events_and_pull_request_target_resolve_the_pr() {
+    let data = PrData::fixture("pr-101-three-bots");
+    let fake = FakeBuilder::new(data.clone()).start().await;
+    let mut fork_pull = data.pull.clone();
+    fork_pull["head"]["repo"] = json!({"full_name": "mallory/payments-api"});
+    for (name, pull) in [
+        ("pull_request_review", &data.pull),
+        ("pull_request_review_comment", &data.pull),
+        // A fork PR, but `pull_request_target` has a write token: the comment is written.
+        ("pull_request_target", &fork_pull),
+    ] {
+        let ran = ActionRun::new(&fake, &data)
+            .event(name, json!({"action": "submitted", "pull_request": pull}))
+            .run();
+        assert_eq!(ran.code, 1, "{name}: {}", ran.stderr);
+        assert_eq!(ran.output("confirmed"), "4", "{name}");
+        assert!(!ran.output("comment-id").is_empty(), "{name}");
+    }
+    assert_eq!(stickies(&fake).len(), 1);
+    assert_clean(&fake);
+}
