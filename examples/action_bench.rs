@@ -11,6 +11,8 @@
 //! when present, else from polling `VmHWM` in `/proc/<pid>/status`.
 //! Targets: < 0.5 s wall, < 30 MB peak RSS, no request beyond the listing pages, the thread
 //! query, the viewer query, one comment write and the check-run calls.
+// An edge module: the environment, files and the clock are its job.
+#![allow(clippy::disallowed_methods)]
 
 #[allow(dead_code)]
 #[path = "../tests/it/support/fake.rs"]

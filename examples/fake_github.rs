@@ -20,6 +20,8 @@
 //! (with `--ghes`: `BASE/api/v3` and `BASE/api/graphql`). Comment and check-run writes are
 //! kept in memory, so a second run edits its comment in place. Any request it does not
 //! expect gets a 500 `unexpected request: METHOD /path`.
+// An edge module: the environment, files and the clock are its job.
+#![allow(clippy::disallowed_methods)]
 
 #[allow(dead_code)]
 #[path = "../tests/it/support/fake.rs"]

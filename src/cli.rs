@@ -1,6 +1,8 @@
 //! The command line (CONTRACT section 1): no subcommand inside Actions is the action;
 //! `demo`, `run` and `render` are for laptops. Each returns the process exit code on
 //! success; errors go back to `main`, which alone maps them to exit codes.
+// An edge module: the environment, files and the clock are its job.
+#![allow(clippy::disallowed_methods)]
 
 use std::io::Write;
 use std::path::PathBuf;

@@ -1,4 +1,6 @@
 //! Local inputs and outputs: saved-API-JSON folders, normalised-findings files, SARIF files.
+// An edge module: the environment, files and the clock are its job.
+#![allow(clippy::disallowed_methods)]
 
 use std::fs;
 use std::path::{Path, PathBuf};
