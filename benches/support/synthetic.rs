@@ -68,7 +68,8 @@ pub fn findings(n: usize) -> Vec<NormalizedFinding> {
                 .collect();
             let bot = BOTS[(rng.next() % 5) as usize];
             let severity = Severity::ALL[(rng.next() % 5) as usize];
-            let line = (rng.next() % 10 != 0).then(|| base_line + (rng.next() % 3) as u32);
+            let line =
+                (!rng.next().is_multiple_of(10)).then(|| base_line + (rng.next() % 3) as u32);
             let mut finding = NormalizedFinding::new(
                 bot,
                 format!("{bot}-{i}"),
@@ -78,7 +79,7 @@ pub fn findings(n: usize) -> Vec<NormalizedFinding> {
             )
             .at(format!("src/module_{}/file_{file}.rs", file % 40), line);
             finding.confidence = 0.5 + (rng.next() % 50) as f64 / 100.0;
-            finding.nitpick = rng.next() % 20 == 0;
+            finding.nitpick = rng.next().is_multiple_of(20);
             finding
         })
         .collect()
