@@ -4,12 +4,11 @@
 //! body's "Comments suppressed due to low confidence" entries are findings (low, confidence
 //! 0.5); the rest of the overview is not. Formats: docs/bot-formats.md section 5.
 
-use crate::adapters::markdown;
 use crate::adapters::taxonomy::{self, NativeCategory};
 use crate::adapters::{
-    anchor, category_for, detail_after_title, provenance, Activity, Adapter, AdapterOutput,
-    Identity,
+    category_for, detail_after_title, provenance, Activity, Adapter, AdapterOutput, Identity,
 };
+use crate::adapters::{inline, markdown, Anchor};
 use crate::api::{PrSnapshot, Review, ReviewComment};
 use crate::model::{NormalizedFinding, Provenance, Severity};
 
@@ -40,21 +39,7 @@ impl Adapter for Copilot {
         let mut out = AdapterOutput::default();
         let mut activity = Activity::new(snapshot.head_sha());
 
-        for comment in &snapshot.review_comments {
-            if !identity.matches(comment.user.as_ref()) || comment.in_reply_to_id.is_some() {
-                continue;
-            }
-            activity.reviewed(comment.commit_id.as_deref());
-            match inline_finding(comment) {
-                Ok(finding) => {
-                    out.readable += 1;
-                    out.findings.push(finding);
-                }
-                Err(reason) => out
-                    .malformed
-                    .push(format!("comment {}: {reason}", comment.id)),
-            }
-        }
+        inline::read_comments(snapshot, &identity, &mut activity, &mut out, inline_finding);
         for review in &snapshot.reviews {
             if !identity.matches(review.user.as_ref()) {
                 continue;
@@ -107,8 +92,7 @@ fn prefix_severity(first_paragraph: &str) -> (Option<Severity>, bool, String) {
     (None, false, text.to_owned())
 }
 
-fn inline_finding(comment: &ReviewComment) -> Result<NormalizedFinding, String> {
-    let anchor = anchor(comment).ok_or("no `path`")?;
+fn inline_finding(comment: &ReviewComment, anchor: &Anchor) -> Result<NormalizedFinding, String> {
     let text = markdown::normalize_newlines(&comment.body);
     let visible = markdown::strip_hidden(&text);
     let first = markdown::paragraphs(&visible, true)
@@ -136,7 +120,7 @@ fn inline_finding(comment: &ReviewComment) -> Result<NormalizedFinding, String> 
     let unprefixed = trimmed.strip_prefix("[nitpick]").unwrap_or(trimmed);
     finding.detail = detail_after_title(unprefixed, &first_title);
     finding.nitpick = nitpick;
-    finding.provenance = provenance(comment, &anchor, source);
+    finding.provenance = provenance(comment, anchor, source);
     Ok(finding)
 }
 

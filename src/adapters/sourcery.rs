@@ -2,11 +2,11 @@
 //! bodies (verdicts, the AI-prompt digest that repeats the inline comments, budget notices)
 //! and the Reviewer's Guide are not findings. Formats: docs/bot-formats.md section 2.
 
-use crate::adapters::markdown;
 use crate::adapters::taxonomy::NativeCategory;
 use crate::adapters::{
-    anchor, category_for, detail_from, provenance, Activity, Adapter, AdapterOutput, Identity,
+    category_for, detail_from, provenance, Activity, Adapter, AdapterOutput, Identity,
 };
+use crate::adapters::{inline, markdown, Anchor};
 use crate::api::{PrSnapshot, ReviewComment};
 use crate::model::{Category, NormalizedFinding, Severity};
 
@@ -28,21 +28,7 @@ impl Adapter for Sourcery {
         let mut out = AdapterOutput::default();
         let mut activity = Activity::new(snapshot.head_sha());
 
-        for comment in &snapshot.review_comments {
-            if !identity.matches(comment.user.as_ref()) || comment.in_reply_to_id.is_some() {
-                continue;
-            }
-            activity.reviewed(comment.commit_id.as_deref());
-            match inline_finding(comment) {
-                Ok(finding) => {
-                    out.readable += 1;
-                    out.findings.push(finding);
-                }
-                Err(reason) => out
-                    .malformed
-                    .push(format!("comment {}: {reason}", comment.id)),
-            }
-        }
+        inline::read_comments(snapshot, &identity, &mut activity, &mut out, inline_finding);
         for review in &snapshot.reviews {
             if !identity.matches(review.user.as_ref()) {
                 continue;
@@ -137,8 +123,7 @@ fn strip_rule_link(title: &str) -> &str {
     trimmed
 }
 
-fn inline_finding(comment: &ReviewComment) -> Result<NormalizedFinding, String> {
-    let anchor = anchor(comment).ok_or("no `path`")?;
+fn inline_finding(comment: &ReviewComment, anchor: &Anchor) -> Result<NormalizedFinding, String> {
     let text = markdown::normalize_newlines(&comment.body);
     let visible = markdown::strip_hidden(&text);
     let trimmed = visible.trim_start();
@@ -185,7 +170,7 @@ fn inline_finding(comment: &ReviewComment) -> Result<NormalizedFinding, String> 
     finding.evidence.end_line = anchor.end_line;
     finding.detail = detail_from(rest);
     finding.nitpick = kind == "nitpick";
-    finding.provenance = provenance(comment, &anchor, source);
+    finding.provenance = provenance(comment, anchor, source);
     Ok(finding)
 }
 
@@ -204,9 +189,15 @@ mod tests {
         }
     }
 
+    /// The adapter's reader on one comment, anchored the way `inline::read_comments` does.
+    fn read(comment: &ReviewComment) -> Result<NormalizedFinding, String> {
+        let anchor = crate::adapters::anchor(comment).expect("the test comment has a path");
+        inline_finding(comment, &anchor)
+    }
+
     #[test]
     fn label_forms() {
-        let f = inline_finding(&comment(
+        let f = read(&comment(
             "**issue (security):** Injectable `IN` list.\n\nMore.",
         ))
         .unwrap();
@@ -220,10 +211,10 @@ mod tests {
             Some(12),
             "line: null falls back to original_line"
         );
-        let f = inline_finding(&comment("**nitpick:** Odd name for `x`.")).unwrap();
+        let f = read(&comment("**nitpick:** Odd name for `x`.")).unwrap();
         assert!(f.nitpick);
         assert_eq!((f.severity, f.category.as_str()), (Severity::Low, "other"));
-        let f = inline_finding(&comment(
+        let f = read(&comment(
             "**issue (code-quality):** Avoid loops in tests. ([`no-loop-in-tests`](https://docs.sourcery.ai/x))\n\n<details><summary>Explanation</summary>long</details>",
         ))
         .unwrap();
@@ -233,8 +224,8 @@ mod tests {
 
     #[test]
     fn empty_label_is_malformed() {
-        assert!(inline_finding(&comment("**issue (bug_risk):**")).is_err());
-        assert!(inline_finding(&comment("")).is_err());
+        assert!(read(&comment("**issue (bug_risk):**")).is_err());
+        assert!(read(&comment("")).is_err());
     }
 
     #[test]
