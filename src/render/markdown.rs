@@ -147,22 +147,23 @@ fn render_sources(out: &mut String, outcome: &Outcome) {
             missing.join("; ")
         );
     }
-    let skipped: Vec<String> = outcome
+    // Sources that ran but left something out: unreadable comments, notices, filtered threads.
+    let noted: Vec<String> = outcome
         .sources
         .iter()
-        .filter(|s| s.skipped > 0 && s.status == SourceState::Ok && s.coverage.ran())
+        .filter(|s| s.status == SourceState::Ok && s.coverage.ran())
+        .filter(|s| s.skipped > 0 || !s.notes.is_empty())
         .map(|s| {
-            let mut text = format!("{} {}", escape_inline(&s.bot), s.skipped);
+            let mut text = escape_inline(&s.bot);
+            if s.skipped > 0 {
+                let _ = write!(text, " ({} skipped as unreadable)", s.skipped);
+            }
             append_notes(&mut text, s);
             text
         })
         .collect();
-    if !skipped.is_empty() {
-        let _ = writeln!(
-            out,
-            "\n**Comments skipped as unreadable:** {}.",
-            skipped.join("; ")
-        );
+    if !noted.is_empty() {
+        let _ = writeln!(out, "\n**Notes on sources:** {}.", noted.join("; "));
     }
 }
 
