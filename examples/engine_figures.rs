@@ -3,13 +3,18 @@
 //! Time is the best wall-clock time of several runs (the machine's load average is printed:
 //! a busy shared machine inflates it). Peak RSS is the process's `VmHWM`, reset before each
 //! stage through `/proc/self/clear_refs` (Linux); elsewhere it prints `n/a`.
+//!
+//! `consensus` is `consensus_owned`, the way `pipeline::analyze` calls it: the findings
+//! move into their clusters; the copy of the input each run needs is made before the clock
+//! starts. `borrowed` is `compute_consensus(&[..])`, which has to copy every finding into
+//! its cluster, for comparison. Synthesis gets a copy of the clusters, made off the clock.
 // An edge module: the environment, files and the clock are its job.
 #![allow(clippy::disallowed_methods)]
 #![allow(clippy::print_stdout)]
 
 use std::time::{Duration, Instant};
 
-use review_consensus::consensus::{compute_consensus, ConsensusOptions};
+use review_consensus::consensus::{compute_consensus, consensus_owned, ConsensusOptions};
 use review_consensus::synthesis::{synthesize, SynthesisOptions};
 
 #[path = "../benches/support/synthetic.rs"]
@@ -67,9 +72,21 @@ fn main() {
         let mut clusters = Vec::new();
         for _ in 0..RUNS {
             drop(std::mem::take(&mut clusters));
-            clusters = measure(&mut best, || compute_consensus(&findings, &options));
+            let input = findings.clone();
+            clusters = measure(&mut best, || consensus_owned(input, &options));
         }
         show("consensus", n, best, peak_rss_mb());
+
+        reset_peak();
+        let mut best = Duration::MAX;
+        let mut borrowed = Vec::new();
+        for _ in 0..RUNS {
+            drop(std::mem::take(&mut borrowed));
+            borrowed = measure(&mut best, || compute_consensus(&findings, &options));
+        }
+        show("borrowed", n, best, peak_rss_mb());
+        assert!(borrowed == clusters, "the two entry points disagree");
+        drop(borrowed);
 
         drop(findings);
         let synthesis_options = SynthesisOptions::default();
