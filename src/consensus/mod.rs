@@ -93,14 +93,14 @@ pub fn consensus_owned(
     }
 
     let bot_rank = dense_ranks(&bot_names);
-    let file_rank = dense_ranks(&assignment.group_files);
+    let file_rank = dense_ranks(&assignment.files);
     let keys: Vec<score::OrderKey> = aggregates
         .iter()
         .enumerate()
         .map(|(cluster, aggregate)| score::OrderKey {
             score: aggregate.agreement_ratio(bots_ran) * aggregate.max_confidence,
             severity: aggregate.severity,
-            file_rank: file_rank[assignment.group_of[cluster]],
+            file_rank: file_rank[assignment.file_of[cluster]],
             line: aggregate.line,
         })
         .collect();
