@@ -3,13 +3,20 @@
 //! Time is the best wall-clock time of several runs (the machine's load average is printed:
 //! a busy shared machine inflates it). Peak RSS is the process's `VmHWM`, reset before each
 //! stage through `/proc/self/clear_refs` (Linux); elsewhere it prints `n/a`.
+//!
+//! `consensus (owned)` is `consensus_owned`, the way `pipeline::analyze` calls it: the
+//! findings move into their clusters; the copy of the input each run needs is made before
+//! the clock starts. `consensus (borrowed)` is `compute_consensus(&[..])`, which has to copy
+//! every finding into its cluster, for comparison; it runs last, on the same input
+//! regenerated, so it does not disturb the other stages' peaks. Synthesis gets a copy of the
+//! clusters, made off the clock.
 // An edge module: the environment, files and the clock are its job.
 #![allow(clippy::disallowed_methods)]
 #![allow(clippy::print_stdout)]
 
 use std::time::{Duration, Instant};
 
-use review_consensus::consensus::{compute_consensus, ConsensusOptions};
+use review_consensus::consensus::{compute_consensus, consensus_owned, ConsensusOptions};
 use review_consensus::synthesis::{synthesize, SynthesisOptions};
 
 #[path = "../benches/support/synthetic.rs"]
@@ -40,7 +47,7 @@ fn show(stage: &str, n: usize, best: Duration, peak: Option<f64>) {
     let per_second = n as f64 / best.as_secs_f64();
     let peak = peak.map_or("n/a".to_owned(), |mb| format!("{mb:.1} MB"));
     println!(
-        "{stage:<10} {n:>7} findings  {:>8.2} ms  {per_second:>10.0} findings/s  peak RSS {peak}",
+        "{stage:<20} {n:>7} findings  {:>8.2} ms  {per_second:>10.0} findings/s  peak RSS {peak}",
         best.as_secs_f64() * 1e3
     );
 }
@@ -59,6 +66,12 @@ fn main() {
             .collect::<Vec<_>>()
             .join(" ")
     );
+    println!(
+        "consensus (owned): consensus_owned as pipeline::analyze calls it, the input copy made \
+         before the clock\nconsensus (borrowed): compute_consensus(&[..]), which copies every \
+         finding; run last (its peak includes the heap left by the stages before)\n\
+         consensus peaks include the example's own copy of the input"
+    );
     for n in [1_000, 10_000, 100_000] {
         let findings = synthetic::findings(n);
 
@@ -67,9 +80,10 @@ fn main() {
         let mut clusters = Vec::new();
         for _ in 0..RUNS {
             drop(std::mem::take(&mut clusters));
-            clusters = measure(&mut best, || compute_consensus(&findings, &options));
+            let input = findings.clone();
+            clusters = measure(&mut best, || consensus_owned(input, &options));
         }
-        show("consensus", n, best, peak_rss_mb());
+        show("consensus (owned)", n, best, peak_rss_mb());
 
         drop(findings);
         let synthesis_options = SynthesisOptions::default();
@@ -83,8 +97,20 @@ fn main() {
         }
         show("synthesis", n, best, peak_rss_mb());
         println!(
-            "           {} clusters, {surfaced} surfaced",
+            "                     {} clusters, {surfaced} surfaced",
             clusters.len()
         );
+
+        // The same input again (the generator is deterministic) for the borrowed path.
+        let findings = synthetic::findings(n);
+        reset_peak();
+        let mut best = Duration::MAX;
+        let mut borrowed = Vec::new();
+        for _ in 0..RUNS {
+            drop(std::mem::take(&mut borrowed));
+            borrowed = measure(&mut best, || compute_consensus(&findings, &options));
+        }
+        show("consensus (borrowed)", n, best, peak_rss_mb());
+        assert!(borrowed == clusters, "the two entry points disagree");
     }
 }

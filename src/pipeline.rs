@@ -85,7 +85,8 @@ pub fn analyze(
         bots_ran: Some(bots_ran),
         ..options.consensus.clone()
     };
-    let clusters = consensus::compute_consensus(&findings, &consensus_options);
+    // `findings` is not needed afterwards: the clusters take the findings, no copies.
+    let clusters = consensus::consensus_owned(findings, &consensus_options);
     let synthesized = synthesis::synthesize(clusters, &options.synthesis);
     let gate = gate::decide(&synthesized, options.fail_on);
 

@@ -91,7 +91,8 @@ impl Scan {
     fn flush(&mut self) {
         if let Some(begin) = self.start.take() {
             let word = &self.text[begin..];
-            if self.chars >= 3 && STOP_WORDS.binary_search(&word).is_err() {
+            // Stop words are 3 to 7 bytes long: longer words skip the search.
+            if self.chars >= 3 && (word.len() > 7 || STOP_WORDS.binary_search(&word).is_err()) {
                 self.spans.push((begin as u32, self.text.len() as u32));
             } else {
                 self.text.truncate(begin);
@@ -174,13 +175,8 @@ impl Rules {
     }
 }
 
-/// The clusters of one (file, category), which it owns a copy of: lookups compare against
-/// this small, compact table instead of reaching back into scattered input strings.
+/// The clusters of one (file, category).
 struct Group {
-    file: Box<str>,
-    category: Box<str>,
-    /// The next group whose key has the same hash.
-    next_same_hash: Option<usize>,
     /// Every cluster of the group, creation order.
     clusters: Vec<usize>,
     /// Anchors with a line, by line. Two such anchors are always more than the window apart
@@ -190,8 +186,9 @@ struct Group {
     lineless: Vec<usize>,
 }
 
-/// FxHash-style hasher for the (file, category) index: the keys are ours, not an
-/// attacker's choice of hash-flooding input worth SipHash's cost.
+/// FxHash-style hasher for the engine's own indexes (file and category names, ids): not
+/// worth SipHash's cost, since the keys are names from review comments, not an attacker's
+/// choice of hash-flooding input.
 #[derive(Default)]
 pub(crate) struct FastHasher(u64);
 
@@ -212,12 +209,33 @@ impl Hasher for FastHasher {
 
 pub(crate) type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FastHasher>>;
 
-fn key_hash(file: &str, category: &str) -> u64 {
-    let mut hasher = FastHasher::default();
-    hasher.write(file.as_bytes());
-    hasher.write_u8(0xff);
-    hasher.write(category.as_bytes());
-    hasher.finish()
+/// Distinct strings as dense ids, in first-seen order. It owns one copy of each: a lookup
+/// compares against this table (one entry per distinct file or category, far fewer than
+/// findings or groups, so it tends to stay in cache) instead of reaching back into the
+/// scattered input strings of earlier findings.
+#[derive(Default)]
+struct Interner {
+    ids: FastMap<Box<str>, usize>,
+}
+
+impl Interner {
+    fn id(&mut self, name: &str) -> usize {
+        if let Some(&id) = self.ids.get(name) {
+            return id;
+        }
+        let id = self.ids.len();
+        self.ids.insert(name.into(), id);
+        id
+    }
+
+    /// The names, indexed by id.
+    fn into_names(self) -> Vec<Box<str>> {
+        let mut names: Vec<Box<str>> = vec![Box::default(); self.ids.len()];
+        for (name, id) in self.ids {
+            names[id] = name;
+        }
+        names
+    }
 }
 
 /// The greedy pass's result.
@@ -226,44 +244,37 @@ pub struct Assignment {
     pub cluster_of: Vec<usize>,
     /// Per cluster: the index of its anchor (first member).
     pub anchors: Vec<usize>,
-    /// Per cluster: its (file, category) group.
-    pub group_of: Vec<usize>,
-    /// Per group: the file, owned.
-    pub group_files: Vec<Box<str>>,
+    /// Per cluster: its file, as an index into `files`.
+    pub file_of: Vec<usize>,
+    /// The distinct files, owned.
+    pub files: Vec<Box<str>>,
 }
 
 /// Cluster `findings` with the greedy single pass.
 pub fn assign_clusters(findings: &[NormalizedFinding], rules: Rules) -> Assignment {
     let mut cluster_of: Vec<usize> = Vec::with_capacity(findings.len());
-    // Per cluster: its anchor, its group, and the anchor's tokens once a comparison needed
+    // Per cluster: its anchor, its file, and the anchor's tokens once a comparison needed
     // them.
     let mut anchors: Vec<usize> = Vec::new();
-    let mut group_of: Vec<usize> = Vec::new();
+    let mut file_of: Vec<usize> = Vec::new();
     let mut anchor_tokens: Vec<Option<Tokens>> = Vec::new();
+    // Groups are found by (file id, category id): the strings are compared once, against
+    // the interners' compact copies, never against another group's.
+    let mut files = Interner::default();
+    let mut categories = Interner::default();
     let mut groups: Vec<Group> = Vec::new();
-    let mut by_hash: FastMap<u64, usize> = FastMap::default();
+    let mut by_key: FastMap<(usize, usize), usize> = FastMap::default();
 
     for (index, finding) in findings.iter().enumerate() {
-        let (file, category) = (finding.evidence.file.as_str(), finding.category.as_str());
-        let hash = key_hash(file, category);
-        let mut found = by_hash.get(&hash).copied();
-        while let Some(g) = found {
-            if &*groups[g].file == file && &*groups[g].category == category {
-                break;
-            }
-            found = groups[g].next_same_hash;
-        }
-        let group_index = found.unwrap_or_else(|| {
-            let g = groups.len();
+        let file = files.id(&finding.evidence.file);
+        let category = categories.id(&finding.category);
+        let group_index = *by_key.entry((file, category)).or_insert_with(|| {
             groups.push(Group {
-                file: file.into(),
-                category: category.into(),
-                next_same_hash: by_hash.insert(hash, g),
                 clusters: Vec::new(),
                 by_line: BTreeMap::new(),
                 lineless: Vec::new(),
             });
-            g
+            groups.len() - 1
         });
         let group = &mut groups[group_index];
 
@@ -298,7 +309,7 @@ pub fn assign_clusters(findings: &[NormalizedFinding], rules: Rules) -> Assignme
                 let cluster = anchors.len();
                 cluster_of.push(cluster);
                 anchors.push(index);
-                group_of.push(group_index);
+                file_of.push(file);
                 anchor_tokens.push(own_tokens);
                 group.clusters.push(cluster);
                 match finding.evidence.line {
@@ -313,8 +324,8 @@ pub fn assign_clusters(findings: &[NormalizedFinding], rules: Rules) -> Assignme
     Assignment {
         cluster_of,
         anchors,
-        group_of,
-        group_files: groups.into_iter().map(|g| g.file).collect(),
+        file_of,
+        files: files.into_names(),
     }
 }
 
@@ -373,6 +384,8 @@ mod tests {
     #[test]
     fn stop_words_are_sorted_for_binary_search() {
         assert!(STOP_WORDS.windows(2).all(|w| w[0] < w[1]));
+        // `Scan::flush` skips the search for words longer than 7 bytes.
+        assert!(STOP_WORDS.iter().all(|w| w.len() <= 7));
     }
 
     #[test]

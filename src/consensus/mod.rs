@@ -33,8 +33,20 @@ impl Default for ConsensusOptions {
 
 /// Merge findings that the seed's rules call the same issue, score and bucket each cluster,
 /// and return them in output order (score, severity, file, line; deterministic).
+///
+/// Each cluster owns copies of its members; a caller that owns the findings and has no
+/// further use for them should call [`consensus_owned`], which moves them instead.
 pub fn compute_consensus(
     findings: &[NormalizedFinding],
+    options: &ConsensusOptions,
+) -> Vec<ConsensusFinding> {
+    consensus_owned(findings.to_vec(), options)
+}
+
+/// [`compute_consensus`] for a caller that owns the findings: the same clusters, with each
+/// finding moved into its cluster's `members` rather than copied.
+pub fn consensus_owned(
+    findings: Vec<NormalizedFinding>,
     options: &ConsensusOptions,
 ) -> Vec<ConsensusFinding> {
     let bots_ran = options
@@ -50,17 +62,12 @@ pub fn compute_consensus(
         line_window: options.line_window,
         title_overlap: options.title_overlap,
     };
-    let assignment = cluster::assign_clusters(findings, rules);
+    let assignment = cluster::assign_clusters(&findings, rules);
     let count = assignment.anchors.len();
 
-    // One sequential pass over the input: copy each finding into its cluster (sized up
-    // front) and update the cluster's scores. Bots become small ids.
+    // Everything that reads the findings comes first, while they are borrowed: one
+    // sequential pass updates each cluster's scores. Bots become small ids.
     let mut sizes = vec![0usize; count];
-    for &cluster in &assignment.cluster_of {
-        sizes[cluster] += 1;
-    }
-    let mut members: Vec<Vec<NormalizedFinding>> =
-        sizes.into_iter().map(Vec::with_capacity).collect();
     let mut bot_ids: FastMap<&str, usize> = FastMap::default();
     let mut bot_names: Vec<&str> = Vec::new();
     let mut last_bot: Option<usize> = None;
@@ -82,40 +89,64 @@ pub fn compute_consensus(
         } else {
             aggregates[cluster].add(index, finding, bot);
         }
-        members[cluster].push(finding.clone());
+        sizes[cluster] += 1;
     }
 
     let bot_rank = dense_ranks(&bot_names);
-    let file_rank = dense_ranks(&assignment.group_files);
+    let file_rank = dense_ranks(&assignment.files);
     let keys: Vec<score::OrderKey> = aggregates
         .iter()
         .enumerate()
         .map(|(cluster, aggregate)| score::OrderKey {
             score: aggregate.agreement_ratio(bots_ran) * aggregate.max_confidence,
             severity: aggregate.severity,
-            file_rank: file_rank[assignment.group_of[cluster]],
+            file_rank: file_rank[assignment.file_of[cluster]],
             line: aggregate.line,
         })
         .collect();
     let mut order: Vec<usize> = (0..count).collect();
     order.sort_by(|&a, &b| keys[a].cmp(&keys[b]));
 
+    // The rest of what a cluster copies out of the findings, in creation order: anchors
+    // come in input order, so this reads the input front to back.
+    let mut heads: Vec<Head> = aggregates
+        .iter()
+        .zip(&assignment.anchors)
+        .map(|(aggregate, &anchor)| {
+            let anchor = &findings[anchor];
+            let mut bots = aggregate.bots();
+            bots.sort_unstable_by_key(|&b| bot_rank[b]);
+            Head {
+                file: anchor.evidence.file.clone(),
+                category: anchor.category.clone(),
+                title: findings[aggregate.title].title.clone(),
+                detected_by: bots.into_iter().map(|b| bot_names[b].to_owned()).collect(),
+            }
+        })
+        .collect();
+
+    // The findings are no longer read: move each into its cluster, in input order so
+    // members keep it. The member lists are allocated together, sized up front.
+    let mut members: Vec<Vec<NormalizedFinding>> =
+        sizes.into_iter().map(Vec::with_capacity).collect();
+    for (finding, cluster) in findings.into_iter().zip(assignment.cluster_of) {
+        members[cluster].push(finding);
+    }
+
     order
         .into_iter()
         .map(|cluster| {
             let aggregate = &aggregates[cluster];
-            let anchor = &findings[assignment.anchors[cluster]];
-            let mut bots = aggregate.bots();
-            bots.sort_unstable_by_key(|&b| bot_rank[b]);
+            let head = std::mem::take(&mut heads[cluster]);
             let agreement_ratio = aggregate.agreement_ratio(bots_ran);
             let consensus_score = agreement_ratio * aggregate.max_confidence;
             ConsensusFinding {
-                file: anchor.evidence.file.clone(),
+                file: head.file,
                 line: aggregate.line,
-                category: anchor.category.clone(),
-                title: findings[aggregate.title].title.clone(),
+                category: head.category,
+                title: head.title,
                 severity: aggregate.severity,
-                detected_by: bots.into_iter().map(|b| bot_names[b].to_owned()).collect(),
+                detected_by: head.detected_by,
                 bots_ran,
                 agreement_ratio,
                 max_confidence: aggregate.max_confidence,
@@ -125,6 +156,16 @@ pub fn compute_consensus(
             }
         })
         .collect()
+}
+
+/// A cluster's fields copied from its members: the anchor's file and category, the longest
+/// title, the bots' names.
+#[derive(Default)]
+struct Head {
+    file: String,
+    category: String,
+    title: String,
+    detected_by: Vec<String>,
 }
 
 /// The rank of each item in sorted order; equal items share a rank.
@@ -301,7 +342,10 @@ mod tests {
             title_overlap in prop::sample::select(vec![0.0, 0.34, 0.5, 1.0]),
         ) {
             let options = ConsensusOptions { bots_ran, line_window, title_overlap };
-            prop_assert_eq!(compute_consensus(&findings, &options), naive(&findings, &options));
+            let expected = naive(&findings, &options);
+            prop_assert_eq!(compute_consensus(&findings, &options), expected.clone());
+            // The owned entry point is the implementation; the borrowed one only copies.
+            prop_assert_eq!(consensus_owned(findings, &options), expected);
         }
 
         #[test]
