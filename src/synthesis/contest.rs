@@ -1,8 +1,8 @@
 //! Who disagrees with a merged finding, and why.
 //!
 //! A source contests a cluster when
-//! - it is a detecting bot whose own highest severity for the issue is two or more steps
-//!   below the cluster's severity (the highest any member gave), or
+//! - it is a detecting bot with a member two or more severity steps below the cluster's
+//!   severity (the highest any member gave): so any two members two steps apart contest, or
 //! - it replied in a member's review thread disputing it ("false positive", "won't fix":
 //!   the adapters fill `disputes`).
 
@@ -29,7 +29,7 @@ pub fn contesters(cluster: &ConsensusFinding) -> (Vec<String>, Vec<String>) {
             .iter()
             .filter(|m| &m.bot == bot)
             .map(|m| m.severity)
-            .max();
+            .min();
         if let Some(own) = own {
             if cluster.severity.rank() >= own.rank() + 2 {
                 add(

@@ -28,6 +28,9 @@ pub struct SynthesisOptions {
     pub verified_sources: Vec<String>,
     /// Apply the seed's single-source shortcut.
     pub single_source_shortcut: bool,
+    /// How many sources ran (the pipeline knows; `None` = judge by the findings' bots). The
+    /// shortcut is for one review source, not for one source that happened to find things.
+    pub sources_ran: Option<usize>,
 }
 
 impl Default for SynthesisOptions {
@@ -37,6 +40,7 @@ impl Default for SynthesisOptions {
             evidence_threshold: 4,
             verified_sources: Vec::new(),
             single_source_shortcut: true,
+            sources_ran: None,
         }
     }
 }
@@ -69,7 +73,8 @@ pub fn synthesize(
     clusters: Vec<ConsensusFinding>,
     options: &SynthesisOptions,
 ) -> Vec<SynthesizedFinding> {
-    let judge = !(options.single_source_shortcut && shortcut_applies(&clusters));
+    let one_source = options.sources_ran.is_none_or(|ran| ran <= 1);
+    let judge = !(options.single_source_shortcut && one_source && shortcut_applies(&clusters));
     let findings: Vec<SynthesizedFinding> = clusters
         .into_iter()
         .map(|cluster| synthesize_one(cluster, options, judge))

@@ -150,6 +150,23 @@ fn severity_two_steps_apart_contests() {
 }
 
 #[test]
+fn one_bot_two_steps_apart_from_itself_contests() {
+    // Any two members two steps apart contest, also when one bot rated the issue twice
+    // (say inline as critical and again in its review body as medium).
+    let mut input = background();
+    input.push(f("a", Severity::Critical, "bug", "u.py", 10));
+    input.push(f("a", Severity::Medium, "bug", "u.py", 11));
+    input.push(f("b", Severity::Critical, "bug", "u.py", 12));
+    let out = run(&input, 3);
+    let u = find(&out, "u.py");
+    assert_eq!(u.contested_by, vec!["a"]);
+    assert_eq!(
+        u.contest_reasons,
+        vec!["rates it medium, the highest rating is critical"]
+    );
+}
+
+#[test]
 fn disputes_contest_and_keep_the_finding() {
     let mut disputed = f("sourcery", Severity::Medium, "bug", "p.py", 18);
     disputed.disputes = vec![
