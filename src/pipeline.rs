@@ -14,6 +14,8 @@ pub struct ExtraSource {
     /// Status to report for it (its `bot` is the source name).
     pub status: SourceStatus,
     pub findings: Vec<NormalizedFinding>,
+    /// An analyser's results (SARIF): they count as tool-verified in synthesis.
+    pub tool_verified: bool,
 }
 
 impl ExtraSource {
@@ -27,7 +29,11 @@ impl ExtraSource {
             skipped: 0,
             notes: Vec::new(),
         };
-        ExtraSource { status, findings }
+        ExtraSource {
+            status,
+            findings,
+            tool_verified: false,
+        }
     }
 
     /// A source that could not be read at all: listed, nothing taken from it.
@@ -43,6 +49,7 @@ impl ExtraSource {
         ExtraSource {
             status,
             findings: Vec::new(),
+            tool_verified: false,
         }
     }
 }
@@ -71,23 +78,27 @@ pub fn analyze(
         findings.extend(extraction.findings);
         statuses.extend(extraction.sources);
     }
-    for source in extra {
+    let mut synthesis_options = options.synthesis.clone();
+    for source in merge_by_name(extra) {
+        if source.tool_verified {
+            synthesis_options
+                .verified_sources
+                .push(source.status.bot.clone());
+        }
         findings.extend(source.findings);
         statuses.push(source.status);
     }
 
-    let bots_ran = options
-        .consensus
-        .bots_ran
-        .unwrap_or_else(|| statuses.iter().filter(|s| s.coverage.ran()).count())
-        .max(1);
+    let ran = statuses.iter().filter(|s| s.coverage.ran()).count();
+    synthesis_options.sources_ran = Some(ran);
+    let bots_ran = options.consensus.bots_ran.unwrap_or(ran).max(1);
     let consensus_options = ConsensusOptions {
         bots_ran: Some(bots_ran),
         ..options.consensus.clone()
     };
     // `findings` is not needed afterwards: the clusters take the findings, no copies.
     let clusters = consensus::consensus_owned(findings, &consensus_options);
-    let synthesized = synthesis::synthesize(clusters, &options.synthesis);
+    let synthesized = synthesis::synthesize(clusters, &synthesis_options);
     let gate = gate::decide(&synthesized, options.fail_on);
 
     Outcome {
@@ -101,5 +112,109 @@ pub fn analyze(
         findings: synthesized,
         fail_on: options.fail_on,
         gate,
+    }
+}
+
+/// One source per name: CodeQL writes a SARIF file per language and a tool may be given
+/// several findings files, but a bot counts once in the agreement denominator.
+fn merge_by_name(extra: Vec<ExtraSource>) -> Vec<ExtraSource> {
+    let mut merged: Vec<ExtraSource> = Vec::with_capacity(extra.len());
+    for source in extra {
+        match merged
+            .iter_mut()
+            .find(|m| m.status.bot == source.status.bot)
+        {
+            None => merged.push(source),
+            Some(into) => {
+                let (from, status) = (source.status, &mut into.status);
+                // Readable if any part was; its coverage is the best any part had.
+                status.status = match (status.status, from.status) {
+                    (SourceState::Ok, _) | (_, SourceState::Ok) => SourceState::Ok,
+                    (SourceState::Malformed, _) | (_, SourceState::Malformed) => {
+                        SourceState::Malformed
+                    }
+                    _ => SourceState::Missing,
+                };
+                if from.coverage.ran() && !status.coverage.ran() {
+                    status.coverage = from.coverage;
+                }
+                status.findings += from.findings;
+                status.skipped += from.skipped;
+                status.notes.extend(from.notes);
+                into.findings.extend(source.findings);
+                into.tool_verified |= source.tool_verified;
+            }
+        }
+    }
+    merged
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Severity, SourceState};
+
+    fn finding(bot: &str, id: &str, severity: Severity, category: &str) -> NormalizedFinding {
+        let mut f = NormalizedFinding::new(bot, id, severity, category, "Unchecked input");
+        f.evidence.file = "src/app.rs".into();
+        f.evidence.line = Some(10);
+        f.detail = "The input reaches the query unchecked.".into();
+        f
+    }
+
+    #[test]
+    fn sources_of_one_name_count_once_and_sarif_is_tool_verified() {
+        // CodeQL's per-language SARIF files: two sources named `codeql`.
+        let mut python = ExtraSource::ok(
+            "codeql",
+            vec![finding("codeql", "a", Severity::High, "security")],
+        );
+        python.tool_verified = true;
+        let mut js = ExtraSource::ok("codeql", Vec::new());
+        js.tool_verified = true;
+        let reviewer = ExtraSource::ok(
+            "reviewer",
+            vec![finding("reviewer", "b", Severity::High, "security")],
+        );
+        let outcome = analyze(
+            None,
+            &[],
+            vec![python, js, reviewer],
+            &AnalysisOptions::default(),
+        );
+
+        assert_eq!(outcome.bots_ran, 2, "codeql counts once");
+        let names: Vec<&str> = outcome.sources.iter().map(|s| s.bot.as_str()).collect();
+        assert_eq!(names, ["codeql", "reviewer"]);
+        assert_eq!(outcome.sources[0].status, SourceState::Ok);
+        let merged = &outcome.findings[0];
+        assert_eq!(merged.consensus.detected_by, ["codeql", "reviewer"]);
+        assert_eq!(
+            merged.verification_score, 3,
+            "two sources, one tool-verified"
+        );
+    }
+
+    #[test]
+    fn one_source_with_findings_among_several_that_ran_is_still_de_noised() {
+        // Three sources ran; only one found anything, a style nit. The seed's shortcut is
+        // for a single review source, so the nit is suppressed as covered by linters.
+        let nit = finding("alpha", "n", Severity::Low, "style");
+        let extra = vec![
+            ExtraSource::ok("alpha", vec![nit]),
+            ExtraSource::ok("beta", Vec::new()),
+            ExtraSource::ok("gamma", Vec::new()),
+        ];
+        let outcome = analyze(None, &[], extra, &AnalysisOptions::default());
+        assert_eq!(outcome.findings.len(), 1);
+        assert!(outcome.findings[0].suppressed);
+
+        // Alone, the same source takes the shortcut: nothing is suppressed.
+        let alone = vec![ExtraSource::ok(
+            "alpha",
+            vec![finding("alpha", "n", Severity::Low, "style")],
+        )];
+        let outcome = analyze(None, &[], alone, &AnalysisOptions::default());
+        assert!(!outcome.findings[0].suppressed);
     }
 }

@@ -59,6 +59,7 @@ pub fn parse(text: &str) -> Result<Vec<ExtraSource>, String> {
         .into_iter()
         .map(|(bot, out)| {
             let mut source = ExtraSource::ok(bot, out.findings);
+            source.tool_verified = true;
             source.status.skipped = out.skipped.len();
             source.status.notes = out.skipped;
             source
