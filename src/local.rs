@@ -9,7 +9,7 @@ use anyhow::{anyhow, bail, Context};
 use serde_json::Value;
 
 use crate::api::{self, CodeScanning, PrSnapshot, PullRequest, RepoRef, Unreadable};
-use crate::model::NormalizedFinding;
+use crate::model::{NormalizedFinding, SourceState};
 use crate::pipeline::ExtraSource;
 
 pub const PULL: &str = "pull.json";
@@ -193,19 +193,37 @@ pub fn load_input(path: &Path) -> anyhow::Result<LocalInput> {
     }
 }
 
-/// All INPUTs of `render`: at most one saved PR, any number of extra sources.
+/// All INPUTs of `render`: at most one saved PR, any number of extra sources. A file that
+/// exists but cannot be read as findings or SARIF is a malformed source, listed with its
+/// reason while the others go on (the seed's missing-source rule); a path that does not
+/// exist, or a run where nothing at all could be read, is an error.
 pub fn load_inputs(paths: &[PathBuf]) -> anyhow::Result<(Option<PrSnapshot>, Vec<ExtraSource>)> {
     let mut snapshot = None;
     let mut extra = Vec::new();
     for path in paths {
-        match load_input(path)? {
-            LocalInput::Snapshot(_) if snapshot.is_some() => bail!(
+        if !path.exists() {
+            bail!("{}: no such file or folder", path.display());
+        }
+        match load_input(path) {
+            Ok(LocalInput::Snapshot(_)) if snapshot.is_some() => bail!(
                 "{}: only one saved-API-JSON folder per run (a run is about one PR)",
                 path.display()
             ),
-            LocalInput::Snapshot(s) => snapshot = Some(*s),
-            LocalInput::Sources(sources) => extra.extend(sources),
+            Ok(LocalInput::Snapshot(s)) => snapshot = Some(*s),
+            Ok(LocalInput::Sources(sources)) => extra.extend(sources),
+            Err(error) if path.is_file() => {
+                tracing::warn!("skipping {}: {error:#}", path.display());
+                extra.push(ExtraSource::malformed(
+                    path.display().to_string(),
+                    format!("{error:#}"),
+                ));
+            }
+            Err(error) => return Err(error),
         }
+    }
+    let readable = extra.iter().any(|s| s.status.status == SourceState::Ok);
+    if snapshot.is_none() && !readable {
+        bail!("none of the inputs could be read");
     }
     Ok((snapshot, extra))
 }
@@ -388,6 +406,26 @@ mod tests {
             text.contains("findings.json") && text.contains("element 1"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn render_skips_an_unreadable_file_and_lists_it_as_malformed() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let good = dir.path().join("good.json");
+        fs::write(&good, r#"[{"bot": "a", "category": "bug", "title": "t"}]"#).expect("write");
+        let bad = dir.path().join("broken.sarif");
+        fs::write(&bad, r#"{"runs": [{"tool": {}}]}"#).expect("write");
+
+        let (snapshot, extra) = load_inputs(&[good, bad.clone()]).expect("the good file is read");
+        assert!(snapshot.is_none());
+        let states: Vec<_> = extra.iter().map(|s| s.status.status).collect();
+        assert_eq!(states, [SourceState::Ok, SourceState::Malformed]);
+        assert!(extra[1].status.notes[0].contains("tool.driver.name"));
+
+        let e = load_inputs(std::slice::from_ref(&bad)).expect_err("nothing readable");
+        assert!(e.to_string().contains("none of the inputs"), "{e}");
+        let e = load_inputs(&[dir.path().join("missing.json")]).expect_err("no such file");
+        assert!(e.to_string().contains("missing.json"), "{e}");
     }
 
     #[test]
