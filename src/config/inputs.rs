@@ -295,3 +295,40 @@ fn parse_sarif(text: Option<&str>) -> Result<Vec<String>, ConfigError> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The drift test ties INPUT_NAMES to action.yml; this ties it to the parser: every
+    /// name reaches exactly one field (as the runner spells it, `INPUT_FAIL-ON`), and there
+    /// is no field without a name.
+    #[test]
+    fn every_input_name_reaches_exactly_one_field() {
+        for name in INPUT_NAMES {
+            let key = format!("INPUT_{}", name.to_uppercase());
+            let raw: RawInputs = envy::prefixed("INPUT_")
+                .from_iter([(key, "x".to_owned())])
+                .expect("reads");
+            let fields = [
+                &raw.github_token,
+                &raw.bots,
+                &raw.bots_ran,
+                &raw.fail_on,
+                &raw.line_window,
+                &raw.title_overlap,
+                &raw.pr_number,
+                &raw.include_outdated,
+                &raw.include_resolved,
+                &raw.check_name,
+                &raw.comment,
+                &raw.comment_header,
+                &raw.sarif,
+                &raw.report_path,
+            ];
+            assert_eq!(fields.len(), INPUT_NAMES.len(), "a field without a name");
+            let set = fields.iter().filter(|f| f.is_some()).count();
+            assert_eq!(set, 1, "`{name}` reaches {set} fields");
+        }
+    }
+}
