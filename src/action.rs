@@ -12,7 +12,7 @@ use crate::api::IssueComment;
 use crate::config::{Config, GitHubEnv, PrTarget};
 use crate::github::checks::{self, CheckRunSpec};
 use crate::github::comment::{self, StickyAction};
-use crate::github::threads::viewer_login;
+use crate::github::threads::{self, Viewer};
 use crate::github::{fetch_snapshot, GitHub, GitHubError, RetryPolicy};
 use crate::model::{ConsensusLevel, Gate, Outcome};
 use crate::pipeline::{self, ExtraSource};
@@ -55,9 +55,9 @@ pub async fn run(request: RunRequest<'_>) -> anyhow::Result<RunResult> {
     // Who we are is only needed to find our comment; asked beside the fetch, off the
     // critical path.
     let will_comment = !dry_run && config.comment && !read_only(env, &target);
-    let (snapshot, login) = tokio::join!(fetch_snapshot(&gh, &target), async {
+    let (snapshot, viewer) = tokio::join!(fetch_snapshot(&gh, &target), async {
         if will_comment {
-            Some(viewer_login(&gh).await)
+            Some(threads::viewer(&gh).await)
         } else {
             None
         }
@@ -104,7 +104,7 @@ pub async fn run(request: RunRequest<'_>) -> anyhow::Result<RunResult> {
         let written = Written {
             markdown: &markdown,
             known: &snapshot.issue_comments,
-            login: login.as_deref(),
+            viewer: viewer.as_ref(),
         };
         match publish(&gh, config, env, &target, &outcome, written).await {
             Ok(done) => published = done,
@@ -148,7 +148,7 @@ fn read_only(env: &GitHubEnv, target: &PrTarget) -> bool {
 struct Written<'a> {
     markdown: &'a str,
     known: &'a [IssueComment],
-    login: Option<&'a str>,
+    viewer: Option<&'a Viewer>,
 }
 
 /// The sticky comment and the check run. A read-only token or a missing `checks: write`
@@ -170,9 +170,9 @@ async fn publish(
     }
     if config.comment {
         let marker = render::markdown::marker(config.comment_header.as_deref());
-        let login = match written.login {
-            Some(login) => login.to_owned(),
-            None => viewer_login(gh).await,
+        let viewer = match written.viewer {
+            Some(viewer) => viewer.clone(),
+            None => threads::viewer(gh).await,
         };
         let upsert = comment::upsert_sticky_as(
             gh,
@@ -180,7 +180,7 @@ async fn publish(
             &marker,
             written.markdown,
             Some(written.known),
-            &login,
+            &viewer,
         );
         match upsert.await {
             Ok(sticky) => {
