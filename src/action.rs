@@ -98,19 +98,18 @@ pub async fn run(request: RunRequest<'_>) -> anyhow::Result<RunResult> {
     console.endgroup();
 
     console.group("Publish");
-    let mut published = Published::default();
-    let mut failure = None;
-    if !dry_run {
+    // What was written is kept even when a later write failed: the outputs, the job summary
+    // and the report describe it, and only then is the error returned.
+    let (published, failure) = if dry_run {
+        (Published::default(), None)
+    } else {
         let written = Written {
             markdown: &markdown,
             known: &snapshot.issue_comments,
             viewer: viewer.as_ref(),
         };
-        match publish(&gh, config, env, &target, &outcome, written).await {
-            Ok(done) => published = done,
-            Err(err) => failure = Some(err),
-        }
-    }
+        publish(&gh, config, env, &target, &outcome, written).await
+    };
     for warning in &published.warnings {
         console.warning(warning);
     }
@@ -151,8 +150,9 @@ struct Written<'a> {
     viewer: Option<&'a Viewer>,
 }
 
-/// The sticky comment and the check run. A read-only token or a missing `checks: write`
-/// is a warning; any other failure is an error.
+/// The sticky comment and the check run: what was published, and the error that stopped
+/// it, if any. A read-only token or a missing `checks: write` is a warning; any other
+/// failure is an error.
 async fn publish(
     gh: &GitHub,
     config: &Config,
@@ -160,13 +160,13 @@ async fn publish(
     target: &PrTarget,
     outcome: &Outcome,
     written: Written<'_>,
-) -> anyhow::Result<Published> {
+) -> (Published, Option<anyhow::Error>) {
     let mut published = Published::default();
     if read_only(env, target) {
         published
             .warnings
             .push(format!("fork pull request: {READ_ONLY}"));
-        return Ok(published);
+        return (published, None);
     }
     if config.comment {
         let marker = render::markdown::marker(config.comment_header.as_deref());
@@ -197,7 +197,10 @@ async fn publish(
             Err(err) if err.is_forbidden() => {
                 published.warnings.push(format!("{err}: {READ_ONLY}"))
             }
-            Err(err) => return Err(err).context("cannot write the sticky comment"),
+            Err(err) => {
+                let err = anyhow::Error::new(err).context("cannot write the sticky comment");
+                return (published, Some(err));
+            }
         }
     }
     if let Some(name) = &config.check_name {
@@ -207,10 +210,13 @@ async fn publish(
                 "{err}: cannot create the check run `{name}` (needs `checks: write`); \
                  the job's exit code is still the gate"
             )),
-            Err(err) => return Err(err).context("cannot create the check run"),
+            Err(err) => {
+                let err = anyhow::Error::new(err).context("cannot create the check run");
+                return (published, Some(err));
+            }
         }
     }
-    Ok(published)
+    (published, None)
 }
 
 async fn check_run(

@@ -422,6 +422,38 @@ async fn a_missing_checks_permission_is_a_warning() {
 }
 
 #[tokio::test]
+async fn a_failed_check_run_still_writes_the_outputs_of_the_comment_written() {
+    let data = PrData::fixture("pr-101-three-bots");
+    let fake = FakeBuilder::new(data.clone())
+        .fault(
+            "POST",
+            "/repos/acme/payments-api/check-runs",
+            ResponseTemplate::new(500).set_body_json(json!({"message": "Server Error"})),
+            1,
+        )
+        .start()
+        .await;
+    let ran = ActionRun::new(&fake, &data).input("check-name", "rc").run();
+    assert_eq!(ran.code, 3, "the check-run error still fails the step");
+    assert!(ran.stdout.contains("::error::") && ran.stdout.contains("check run"));
+    let created = stickies(&fake);
+    assert_eq!(created.len(), 1);
+    let id = created[0]["id"].as_u64().unwrap();
+    assert_eq!(
+        ran.output("comment-id"),
+        id.to_string(),
+        "{:?}",
+        ran.outputs
+    );
+    assert!(ran
+        .output("comment-url")
+        .ends_with(&format!("issuecomment-{id}")));
+    assert_eq!(ran.output("gate"), "fail");
+    assert!(ran.summary.contains(MARKER));
+    assert!(ran.report.is_some(), "report written");
+}
+
+#[tokio::test]
 async fn the_token_never_appears_in_any_output() {
     let data = PrData::fixture("pr-101-three-bots");
     let forbidden = ResponseTemplate::new(403)
