@@ -151,8 +151,9 @@ struct Written<'a> {
 }
 
 /// The sticky comment and the check run: what was published, and the error that stopped
-/// it, if any. A read-only token or a missing `checks: write` is a warning; any other
-/// failure is an error.
+/// it, if any. A read-only token (GitHub's "Resource not accessible by integration" 403, or
+/// a 404 on a write) or a missing `checks: write` is a warning; any other failure, another
+/// 403 such as a secondary rate limit included, is an error naming its endpoint.
 async fn publish(
     gh: &GitHub,
     config: &Config,
@@ -194,7 +195,7 @@ async fn publish(
                 published.comment_url = Some(sticky.html_url);
             }
             // Not fatal: the markdown is in the job summary. The check run may still work.
-            Err(err) if err.is_forbidden() => {
+            Err(err) if err.is_read_only() => {
                 published.warnings.push(format!("{err}: {READ_ONLY}"))
             }
             Err(err) => {
@@ -206,7 +207,7 @@ async fn publish(
     if let Some(name) = &config.check_name {
         match check_run(gh, target, name, outcome, written.markdown).await {
             Ok(()) => {}
-            Err(err) if err.is_forbidden() => published.warnings.push(format!(
+            Err(err) if err.is_read_only() => published.warnings.push(format!(
                 "{err}: cannot create the check run `{name}` (needs `checks: write`); \
                  the job's exit code is still the gate"
             )),

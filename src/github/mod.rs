@@ -50,15 +50,30 @@ impl GitHubError {
         }
     }
 
-    /// A 403 on a write: the token cannot write here (a fork PR, or missing permissions).
+    /// Any 403: a missing permission, but also a secondary rate limit or an abuse block.
+    /// Use `is_read_only` to decide that the token cannot write.
     pub fn is_forbidden(&self) -> bool {
         self.status() == Some(403)
     }
 
-    /// GitHub's wording for an installation token without the permission (fork PRs).
+    /// The token cannot write here: GitHub's 403 wording for an installation token without
+    /// the permission (fork PRs, missing `pull-requests`/`checks: write`), or a 404 on a
+    /// write (how GitHub answers a token that may read but not write, e.g. a fine-grained
+    /// PAT). Not any other 403: a rate limit is not a permission problem.
     pub fn is_read_only(&self) -> bool {
-        matches!(self, GitHubError::Status { status: 403, message, .. }
-            if message.contains("Resource not accessible by integration"))
+        match self {
+            GitHubError::Status {
+                status: 403,
+                message,
+                ..
+            } => message.contains("Resource not accessible by integration"),
+            GitHubError::Status {
+                status: 404,
+                endpoint,
+                ..
+            } => !endpoint.starts_with("GET "),
+            _ => false,
+        }
     }
 }
 
@@ -348,20 +363,33 @@ mod tests {
         );
     }
 
+    fn status(endpoint: &str, status: u16, message: &str) -> GitHubError {
+        GitHubError::Status {
+            endpoint: endpoint.into(),
+            status,
+            message: message.into(),
+        }
+    }
+
     #[test]
-    fn read_only_is_a_403_with_githubs_wording() {
-        let err = GitHubError::Status {
-            endpoint: "POST /x".into(),
-            status: 403,
-            message: "Resource not accessible by integration".into(),
-        };
+    fn read_only_is_githubs_403_wording_or_a_404_on_a_write() {
+        let err = status("POST /x", 403, "Resource not accessible by integration");
         assert!(err.is_read_only() && err.is_forbidden());
-        let other = GitHubError::Status {
-            endpoint: "POST /x".into(),
-            status: 404,
-            message: "Not Found".into(),
-        };
-        assert!(!other.is_read_only());
         assert!(err.to_string().contains("POST /x: HTTP 403"));
+        assert!(status("POST /x", 404, "Not Found").is_read_only());
+        assert!(status("PATCH /x/1", 404, "Not Found").is_read_only());
+        assert!(!status("GET /x", 404, "Not Found").is_read_only());
+    }
+
+    #[test]
+    fn a_rate_limit_403_is_forbidden_but_not_read_only() {
+        let limited = status(
+            "POST /x",
+            403,
+            "You have exceeded a secondary rate limit. Please wait a few minutes.",
+        );
+        assert!(limited.is_forbidden());
+        assert!(!limited.is_read_only());
+        assert!(!status("POST /x", 403, "Must have admin rights").is_read_only());
     }
 }
