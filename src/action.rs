@@ -13,7 +13,7 @@ use crate::config::{Config, GitHubEnv, PrTarget};
 use crate::github::checks::{self, CheckRunSpec};
 use crate::github::comment::{self, StickyAction};
 use crate::github::threads::{self, Viewer};
-use crate::github::{fetch_snapshot, GitHub, GitHubError, RetryPolicy};
+use crate::github::{fetch_snapshot, retry, GitHub, GitHubError, RetryPolicy};
 use crate::model::{ConsensusLevel, Gate, Outcome};
 use crate::pipeline::{self, ExtraSource};
 use crate::publish::{commands, outputs};
@@ -48,8 +48,10 @@ pub async fn run(request: RunRequest<'_>) -> anyhow::Result<RunResult> {
     let console = Console {
         enabled: env.in_actions,
     };
-    let retry = RetryPolicy::from_vars(|name| std::env::var(name).ok());
-    let gh = GitHub::new(&env.api_url, &env.graphql_url, config.token.as_ref())?.with_retry(retry);
+    let var = |name: &str| std::env::var(name).ok();
+    let gh = GitHub::new(&env.api_url, &env.graphql_url, config.token.as_ref())?
+        .with_retry(RetryPolicy::from_vars(var))
+        .with_write_spacing(retry::write_spacing_from_vars(var));
 
     console.group(&format!("Fetch {}#{}", target.full_name(), target.number));
     // Who we are is only needed to find our comment; asked beside the fetch, off the

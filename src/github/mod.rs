@@ -13,7 +13,8 @@ pub mod fetch;
 pub mod retry;
 pub mod threads;
 
-use std::time::Duration;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use http::{HeaderMap, Method, StatusCode};
 use octocrab::Octocrab;
@@ -21,7 +22,7 @@ use secrecy::SecretString;
 use serde_json::Value;
 
 pub use fetch::fetch_snapshot;
-pub use retry::RetryPolicy;
+pub use retry::{RetryPolicy, DEFAULT_WRITE_SPACING};
 
 /// A failed GitHub call, naming the endpoint (never the token).
 #[derive(Debug, thiserror::Error)]
@@ -122,6 +123,11 @@ pub struct GitHub {
     api_url: String,
     graphql_url: String,
     retry: RetryPolicy,
+    /// The least time between the end of one write and the start of the next (GitHub asks
+    /// for serialised mutations about a second apart).
+    write_spacing: Duration,
+    /// When the last write ended, shared by clones.
+    last_write: Arc<Mutex<Option<Instant>>>,
 }
 
 impl GitHub {
@@ -140,11 +146,19 @@ impl GitHub {
             api_url,
             graphql_url,
             retry: RetryPolicy::default(),
+            write_spacing: DEFAULT_WRITE_SPACING,
+            last_write: Arc::new(Mutex::new(None)),
         })
     }
 
     pub fn with_retry(mut self, retry: RetryPolicy) -> GitHub {
         self.retry = retry;
+        self
+    }
+
+    /// The pause between consecutive writes (`Duration::ZERO`: none).
+    pub fn with_write_spacing(mut self, spacing: Duration) -> GitHub {
+        self.write_spacing = spacing;
         self
     }
 
@@ -216,15 +230,30 @@ impl GitHub {
         self.check(&method, target, reply)
     }
 
-    /// A write: sent once. The caller decides how to recover (re-list first).
+    /// A write: sent once, at least `write_spacing` after the previous write ended. The
+    /// caller decides how to recover (re-list first). Callers await each write before the
+    /// next, so writes are serialised as GitHub asks.
     pub async fn write(
         &self,
         method: Method,
         target: &str,
         body: Option<&Value>,
     ) -> Result<Reply, GitHubError> {
-        let reply = self.send(method.clone(), target, body).await?;
-        self.check(&method, target, reply)
+        let wait = self.write_wait(Instant::now());
+        if !wait.is_zero() {
+            tokio::time::sleep(wait).await;
+        }
+        let sent = self.send(method.clone(), target, body).await;
+        *lock(&self.last_write) = Some(Instant::now());
+        self.check(&method, target, sent?)
+    }
+
+    /// How long a write starting at `now` must wait for the spacing.
+    fn write_wait(&self, now: Instant) -> Duration {
+        match *lock(&self.last_write) {
+            Some(last) => (last + self.write_spacing).saturating_duration_since(now),
+            None => Duration::ZERO,
+        }
     }
 
     fn check(&self, method: &Method, target: &str, reply: Reply) -> Result<Reply, GitHubError> {
@@ -270,6 +299,12 @@ impl GitHub {
     fn same_origin(&self, url: &str) -> bool {
         origin(url) == origin(&self.api_url)
     }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// The joined messages of a GraphQL `errors` array, when there is one.
@@ -391,5 +426,34 @@ mod tests {
         assert!(limited.is_forbidden());
         assert!(!limited.is_read_only());
         assert!(!status("POST /x", 403, "Must have admin rights").is_read_only());
+    }
+
+    // A runtime because octocrab's client needs one to be built.
+    #[tokio::test]
+    async fn writes_wait_out_the_spacing_after_the_previous_one() {
+        let gh = GitHub::new(
+            "https://api.github.com",
+            "https://api.github.com/graphql",
+            None,
+        )
+        .unwrap();
+        assert_eq!(gh.write_spacing, Duration::from_secs(1), "the default");
+        let now = Instant::now();
+        assert_eq!(
+            gh.write_wait(now),
+            Duration::ZERO,
+            "the first write goes at once"
+        );
+        *lock(&gh.last_write) = Some(now);
+        assert_eq!(gh.write_wait(now), Duration::from_secs(1));
+        // Clones share the clock: they are the same run's client.
+        let clone = gh.clone();
+        assert_eq!(
+            clone.write_wait(now + Duration::from_millis(400)),
+            Duration::from_millis(600)
+        );
+        assert_eq!(gh.write_wait(now + Duration::from_secs(2)), Duration::ZERO);
+        let unspaced = gh.with_write_spacing(Duration::ZERO);
+        assert_eq!(unspaced.write_wait(now), Duration::ZERO);
     }
 }

@@ -512,6 +512,25 @@ async fn a_404_on_the_comment_write_is_a_read_only_token() {
 }
 
 #[tokio::test]
+async fn writes_are_spaced_by_the_env_knob() {
+    let data = many_findings_pr(120);
+    let fake = FakeBuilder::new(data.clone()).start().await;
+    let ran = ActionRun::new(&fake, &data)
+        .input("check-name", "review-consensus")
+        .input("fail-on", "never")
+        .var("REVIEW_CONSENSUS_WRITE_SPACING_MS", "200")
+        .run();
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    // Comment POST, check-run POST and two PATCHes: three pauses.
+    assert_eq!(fake.count("POST /repos") + fake.count("PATCH"), 4);
+    assert!(
+        ran.elapsed >= Duration::from_millis(600),
+        "took {:?}",
+        ran.elapsed
+    );
+}
+
+#[tokio::test]
 async fn the_token_never_appears_in_any_output() {
     let data = PrData::fixture("pr-101-three-bots");
     let forbidden = ResponseTemplate::new(403)
@@ -591,6 +610,7 @@ fn laptop(fake: &FakeGitHub, args: &[&str]) -> std::process::Output {
         .env("GITHUB_API_URL", &fake.api_url)
         .env("GITHUB_GRAPHQL_URL", &fake.graphql_url)
         .env("REVIEW_CONSENSUS_RETRY_MAX_WAIT_MS", "30")
+        .env("REVIEW_CONSENSUS_WRITE_SPACING_MS", "0")
         .output();
     match out {
         Ok(out) => out,
