@@ -128,6 +128,7 @@ run_action() {
     --env GITHUB_STEP_SUMMARY=/github/file_commands/summary \
     --env RUNNER_TEMP=/github/runner_temp \
     --env INPUT_GITHUB-TOKEN=fake \
+    --env REVIEW_CONSENSUS_WRITE_SPACING_MS=0 \
     "$ctr" -- /review-consensus >"$work/action.out" 2>"$work/action.err"
   action_rc=$?
   set -e

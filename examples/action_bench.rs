@@ -159,6 +159,8 @@ fn run_once(
         .env("INPUT_GITHUB-TOKEN", "ghs_benchtoken")
         .env("INPUT_CHECK-NAME", &args.check_name)
         .env("INPUT_REPORT-PATH", work.join("report.json"))
+        // No 1 s pause between writes: the bench measures our work, not GitHub's pacing.
+        .env("REVIEW_CONSENSUS_WRITE_SPACING_MS", "0")
         .stdout(Stdio::null())
         .stderr(Stdio::null());
     let started = Instant::now();

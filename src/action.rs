@@ -12,8 +12,8 @@ use crate::api::IssueComment;
 use crate::config::{Config, GitHubEnv, PrTarget};
 use crate::github::checks::{self, CheckRunSpec};
 use crate::github::comment::{self, StickyAction};
-use crate::github::threads::viewer_login;
-use crate::github::{fetch_snapshot, GitHub, GitHubError, RetryPolicy};
+use crate::github::threads::{self, Viewer};
+use crate::github::{fetch_snapshot, retry, GitHub, GitHubError, RetryPolicy};
 use crate::model::{ConsensusLevel, Gate, Outcome};
 use crate::pipeline::{self, ExtraSource};
 use crate::publish::{commands, outputs};
@@ -48,16 +48,18 @@ pub async fn run(request: RunRequest<'_>) -> anyhow::Result<RunResult> {
     let console = Console {
         enabled: env.in_actions,
     };
-    let retry = RetryPolicy::from_vars(|name| std::env::var(name).ok());
-    let gh = GitHub::new(&env.api_url, &env.graphql_url, config.token.as_ref())?.with_retry(retry);
+    let var = |name: &str| std::env::var(name).ok();
+    let gh = GitHub::new(&env.api_url, &env.graphql_url, config.token.as_ref())?
+        .with_retry(RetryPolicy::from_vars(var))
+        .with_write_spacing(retry::write_spacing_from_vars(var));
 
     console.group(&format!("Fetch {}#{}", target.full_name(), target.number));
     // Who we are is only needed to find our comment; asked beside the fetch, off the
     // critical path.
     let will_comment = !dry_run && config.comment && !read_only(env, &target);
-    let (snapshot, login) = tokio::join!(fetch_snapshot(&gh, &target), async {
+    let (snapshot, viewer) = tokio::join!(fetch_snapshot(&gh, &target), async {
         if will_comment {
-            Some(viewer_login(&gh).await)
+            Some(threads::viewer(&gh).await)
         } else {
             None
         }
@@ -98,19 +100,18 @@ pub async fn run(request: RunRequest<'_>) -> anyhow::Result<RunResult> {
     console.endgroup();
 
     console.group("Publish");
-    let mut published = Published::default();
-    let mut failure = None;
-    if !dry_run {
+    // What was written is kept even when a later write failed: the outputs, the job summary
+    // and the report describe it, and only then is the error returned.
+    let (published, failure) = if dry_run {
+        (Published::default(), None)
+    } else {
         let written = Written {
             markdown: &markdown,
             known: &snapshot.issue_comments,
-            login: login.as_deref(),
+            viewer: viewer.as_ref(),
         };
-        match publish(&gh, config, env, &target, &outcome, written).await {
-            Ok(done) => published = done,
-            Err(err) => failure = Some(err),
-        }
-    }
+        publish(&gh, config, env, &target, &outcome, written).await
+    };
     for warning in &published.warnings {
         console.warning(warning);
     }
@@ -148,11 +149,13 @@ fn read_only(env: &GitHubEnv, target: &PrTarget) -> bool {
 struct Written<'a> {
     markdown: &'a str,
     known: &'a [IssueComment],
-    login: Option<&'a str>,
+    viewer: Option<&'a Viewer>,
 }
 
-/// The sticky comment and the check run. A read-only token or a missing `checks: write`
-/// is a warning; any other failure is an error.
+/// The sticky comment and the check run: what was published, and the error that stopped
+/// it, if any. A read-only token (GitHub's "Resource not accessible by integration" 403, or
+/// a 404 on a write) or a missing `checks: write` is a warning; any other failure, another
+/// 403 such as a secondary rate limit included, is an error naming its endpoint.
 async fn publish(
     gh: &GitHub,
     config: &Config,
@@ -160,19 +163,19 @@ async fn publish(
     target: &PrTarget,
     outcome: &Outcome,
     written: Written<'_>,
-) -> anyhow::Result<Published> {
+) -> (Published, Option<anyhow::Error>) {
     let mut published = Published::default();
     if read_only(env, target) {
         published
             .warnings
             .push(format!("fork pull request: {READ_ONLY}"));
-        return Ok(published);
+        return (published, None);
     }
     if config.comment {
         let marker = render::markdown::marker(config.comment_header.as_deref());
-        let login = match written.login {
-            Some(login) => login.to_owned(),
-            None => viewer_login(gh).await,
+        let viewer = match written.viewer {
+            Some(viewer) => viewer.clone(),
+            None => threads::viewer(gh).await,
         };
         let upsert = comment::upsert_sticky_as(
             gh,
@@ -180,7 +183,7 @@ async fn publish(
             &marker,
             written.markdown,
             Some(written.known),
-            &login,
+            &viewer,
         );
         match upsert.await {
             Ok(sticky) => {
@@ -194,23 +197,29 @@ async fn publish(
                 published.comment_url = Some(sticky.html_url);
             }
             // Not fatal: the markdown is in the job summary. The check run may still work.
-            Err(err) if err.is_forbidden() => {
+            Err(err) if err.is_read_only() => {
                 published.warnings.push(format!("{err}: {READ_ONLY}"))
             }
-            Err(err) => return Err(err).context("cannot write the sticky comment"),
+            Err(err) => {
+                let err = anyhow::Error::new(err).context("cannot write the sticky comment");
+                return (published, Some(err));
+            }
         }
     }
     if let Some(name) = &config.check_name {
         match check_run(gh, target, name, outcome, written.markdown).await {
             Ok(()) => {}
-            Err(err) if err.is_forbidden() => published.warnings.push(format!(
+            Err(err) if err.is_read_only() => published.warnings.push(format!(
                 "{err}: cannot create the check run `{name}` (needs `checks: write`); \
                  the job's exit code is still the gate"
             )),
-            Err(err) => return Err(err).context("cannot create the check run"),
+            Err(err) => {
+                let err = anyhow::Error::new(err).context("cannot create the check run");
+                return (published, Some(err));
+            }
         }
     }
-    Ok(published)
+    (published, None)
 }
 
 async fn check_run(

@@ -6,7 +6,7 @@ use http::Method;
 use serde_json::{json, Value};
 
 use super::fetch::list_all;
-use super::threads::{same_login, viewer_login};
+use super::threads::{self, Viewer};
 use super::{GitHub, GitHubError};
 use crate::api::{self, IssueComment};
 use crate::config::PrTarget;
@@ -28,8 +28,9 @@ pub struct Sticky {
     pub deleted: Vec<u64>,
 }
 
-/// Whether a comment is one of our stickies: marker on the first line, our login.
-pub fn is_ours(comment: &IssueComment, marker: &str, login: &str) -> bool {
+/// Whether a comment is one of our stickies: marker on the first line, written by the
+/// token's identity (login and account type: see `Viewer::is`).
+pub fn is_ours(comment: &IssueComment, marker: &str, viewer: &Viewer) -> bool {
     let first_line = comment
         .body
         .as_deref()
@@ -37,8 +38,7 @@ pub fn is_ours(comment: &IssueComment, marker: &str, login: &str) -> bool {
         .lines()
         .next()
         .unwrap_or("");
-    let author = comment.user.as_ref().map_or("", |u| u.login.as_str());
-    first_line.trim() == marker && same_login(author, login)
+    first_line.trim() == marker && comment.user.as_ref().is_some_and(|u| viewer.is(u))
 }
 
 /// Line endings and trailing space do not make a body different.
@@ -55,29 +55,29 @@ pub async fn upsert_sticky(
     body: &str,
     known: Option<&[IssueComment]>,
 ) -> Result<Sticky, GitHubError> {
-    let login = viewer_login(gh).await;
-    upsert_sticky_as(gh, target, marker, body, known, &login).await
+    let viewer = threads::viewer(gh).await;
+    upsert_sticky_as(gh, target, marker, body, known, &viewer).await
 }
 
-/// `upsert_sticky` for a login already known (the viewer query runs beside the fetch).
+/// `upsert_sticky` for an identity already known (the viewer query runs beside the fetch).
 pub async fn upsert_sticky_as(
     gh: &GitHub,
     target: &PrTarget,
     marker: &str,
     body: &str,
     known: Option<&[IssueComment]>,
-    login: &str,
+    viewer: &Viewer,
 ) -> Result<Sticky, GitHubError> {
     let comments = match known {
         Some(list) => list.to_vec(),
         None => list_comments(gh, target).await?,
     };
-    let mut ours = mine(&comments, marker, login);
+    let mut ours = mine(&comments, marker, viewer);
     let mut created = None;
     if ours.is_empty() {
-        let new = create(gh, target, marker, body, login).await?;
+        let new = create(gh, target, marker, body, viewer).await?;
         // A concurrent run may have created one too: the fresh list decides (oldest wins).
-        ours = mine(&list_comments(gh, target).await?, marker, login);
+        ours = mine(&list_comments(gh, target).await?, marker, viewer);
         // The list may lag behind our write; ours must be in it to be kept or deleted.
         if !ours.iter().any(|c| c.id == new.id) {
             ours.push(new.clone());
@@ -115,7 +115,7 @@ pub async fn upsert_sticky_as(
         )),
         // Deleted since we listed it (a concurrent run, a person): post a new one.
         Err(err) if err.status() == Some(404) => {
-            let new = create(gh, target, marker, body, login).await?;
+            let new = create(gh, target, marker, body, viewer).await?;
             Ok(done(new, StickyAction::Created, deleted))
         }
         Err(err) => Err(err),
@@ -131,10 +131,10 @@ fn done(comment: IssueComment, action: StickyAction, deleted: Vec<u64>) -> Stick
     }
 }
 
-fn mine(comments: &[IssueComment], marker: &str, login: &str) -> Vec<IssueComment> {
+fn mine(comments: &[IssueComment], marker: &str, viewer: &Viewer) -> Vec<IssueComment> {
     let mut ours: Vec<IssueComment> = comments
         .iter()
-        .filter(|c| is_ours(c, marker, login))
+        .filter(|c| is_ours(c, marker, viewer))
         .cloned()
         .collect();
     ours.sort_by_key(|c| c.id);
@@ -157,7 +157,7 @@ async fn create(
     target: &PrTarget,
     marker: &str,
     body: &str,
-    login: &str,
+    viewer: &Viewer,
 ) -> Result<IssueComment, GitHubError> {
     let path = format!(
         "/repos/{}/{}/issues/{}/comments",
@@ -168,7 +168,7 @@ async fn create(
         Ok(reply) => parse_comment(&reply.body, &path),
         Err(err) if uncertain(&err) => {
             tracing::warn!("{err}; checking whether the comment was created before retrying");
-            if let Some(existing) = mine(&list_comments(gh, target).await?, marker, login)
+            if let Some(existing) = mine(&list_comments(gh, target).await?, marker, viewer)
                 .into_iter()
                 .next()
             {
@@ -223,7 +223,7 @@ mod tests {
 
     #[test]
     fn ours_needs_marker_on_first_line_and_our_login() {
-        let login = "github-actions";
+        let login = &Viewer::from_graphql("github-actions", Some("Bot"));
         assert!(is_ours(
             &comment(1, "github-actions[bot]", &format!("{M}\nx")),
             M,
@@ -260,7 +260,7 @@ mod tests {
             comment(10, "alice", M),
             comment(20, "github-actions[bot]", M),
         ];
-        let ids: Vec<u64> = mine(&list, M, "github-actions[bot]")
+        let ids: Vec<u64> = mine(&list, M, &Viewer::actions())
             .iter()
             .map(|c| c.id)
             .collect();

@@ -13,7 +13,8 @@ pub mod fetch;
 pub mod retry;
 pub mod threads;
 
-use std::time::Duration;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use http::{HeaderMap, Method, StatusCode};
 use octocrab::Octocrab;
@@ -21,7 +22,7 @@ use secrecy::SecretString;
 use serde_json::Value;
 
 pub use fetch::fetch_snapshot;
-pub use retry::RetryPolicy;
+pub use retry::{RetryPolicy, DEFAULT_WRITE_SPACING};
 
 /// A failed GitHub call, naming the endpoint (never the token).
 #[derive(Debug, thiserror::Error)]
@@ -50,15 +51,30 @@ impl GitHubError {
         }
     }
 
-    /// A 403 on a write: the token cannot write here (a fork PR, or missing permissions).
+    /// Any 403: a missing permission, but also a secondary rate limit or an abuse block.
+    /// Use `is_read_only` to decide that the token cannot write.
     pub fn is_forbidden(&self) -> bool {
         self.status() == Some(403)
     }
 
-    /// GitHub's wording for an installation token without the permission (fork PRs).
+    /// The token cannot write here: GitHub's 403 wording for an installation token without
+    /// the permission (fork PRs, missing `pull-requests`/`checks: write`), or a 404 on a
+    /// write (how GitHub answers a token that may read but not write, e.g. a fine-grained
+    /// PAT). Not any other 403: a rate limit is not a permission problem.
     pub fn is_read_only(&self) -> bool {
-        matches!(self, GitHubError::Status { status: 403, message, .. }
-            if message.contains("Resource not accessible by integration"))
+        match self {
+            GitHubError::Status {
+                status: 403,
+                message,
+                ..
+            } => message.contains("Resource not accessible by integration"),
+            GitHubError::Status {
+                status: 404,
+                endpoint,
+                ..
+            } => !endpoint.starts_with("GET "),
+            _ => false,
+        }
     }
 }
 
@@ -107,6 +123,11 @@ pub struct GitHub {
     api_url: String,
     graphql_url: String,
     retry: RetryPolicy,
+    /// The least time between the end of one write and the start of the next (GitHub asks
+    /// for serialised mutations about a second apart).
+    write_spacing: Duration,
+    /// When the last write ended, shared by clones.
+    last_write: Arc<Mutex<Option<Instant>>>,
 }
 
 impl GitHub {
@@ -125,11 +146,19 @@ impl GitHub {
             api_url,
             graphql_url,
             retry: RetryPolicy::default(),
+            write_spacing: DEFAULT_WRITE_SPACING,
+            last_write: Arc::new(Mutex::new(None)),
         })
     }
 
     pub fn with_retry(mut self, retry: RetryPolicy) -> GitHub {
         self.retry = retry;
+        self
+    }
+
+    /// The pause between consecutive writes (`Duration::ZERO`: none).
+    pub fn with_write_spacing(mut self, spacing: Duration) -> GitHub {
+        self.write_spacing = spacing;
         self
     }
 
@@ -201,15 +230,30 @@ impl GitHub {
         self.check(&method, target, reply)
     }
 
-    /// A write: sent once. The caller decides how to recover (re-list first).
+    /// A write: sent once, at least `write_spacing` after the previous write ended. The
+    /// caller decides how to recover (re-list first). Callers await each write before the
+    /// next, so writes are serialised as GitHub asks.
     pub async fn write(
         &self,
         method: Method,
         target: &str,
         body: Option<&Value>,
     ) -> Result<Reply, GitHubError> {
-        let reply = self.send(method.clone(), target, body).await?;
-        self.check(&method, target, reply)
+        let wait = self.write_wait(Instant::now());
+        if !wait.is_zero() {
+            tokio::time::sleep(wait).await;
+        }
+        let sent = self.send(method.clone(), target, body).await;
+        *lock(&self.last_write) = Some(Instant::now());
+        self.check(&method, target, sent?)
+    }
+
+    /// How long a write starting at `now` must wait for the spacing.
+    fn write_wait(&self, now: Instant) -> Duration {
+        match *lock(&self.last_write) {
+            Some(last) => (last + self.write_spacing).saturating_duration_since(now),
+            None => Duration::ZERO,
+        }
     }
 
     fn check(&self, method: &Method, target: &str, reply: Reply) -> Result<Reply, GitHubError> {
@@ -255,6 +299,12 @@ impl GitHub {
     fn same_origin(&self, url: &str) -> bool {
         origin(url) == origin(&self.api_url)
     }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// The joined messages of a GraphQL `errors` array, when there is one.
@@ -348,20 +398,62 @@ mod tests {
         );
     }
 
+    fn status(endpoint: &str, status: u16, message: &str) -> GitHubError {
+        GitHubError::Status {
+            endpoint: endpoint.into(),
+            status,
+            message: message.into(),
+        }
+    }
+
     #[test]
-    fn read_only_is_a_403_with_githubs_wording() {
-        let err = GitHubError::Status {
-            endpoint: "POST /x".into(),
-            status: 403,
-            message: "Resource not accessible by integration".into(),
-        };
+    fn read_only_is_githubs_403_wording_or_a_404_on_a_write() {
+        let err = status("POST /x", 403, "Resource not accessible by integration");
         assert!(err.is_read_only() && err.is_forbidden());
-        let other = GitHubError::Status {
-            endpoint: "POST /x".into(),
-            status: 404,
-            message: "Not Found".into(),
-        };
-        assert!(!other.is_read_only());
         assert!(err.to_string().contains("POST /x: HTTP 403"));
+        assert!(status("POST /x", 404, "Not Found").is_read_only());
+        assert!(status("PATCH /x/1", 404, "Not Found").is_read_only());
+        assert!(!status("GET /x", 404, "Not Found").is_read_only());
+    }
+
+    #[test]
+    fn a_rate_limit_403_is_forbidden_but_not_read_only() {
+        let limited = status(
+            "POST /x",
+            403,
+            "You have exceeded a secondary rate limit. Please wait a few minutes.",
+        );
+        assert!(limited.is_forbidden());
+        assert!(!limited.is_read_only());
+        assert!(!status("POST /x", 403, "Must have admin rights").is_read_only());
+    }
+
+    // A runtime because octocrab's client needs one to be built.
+    #[tokio::test]
+    async fn writes_wait_out_the_spacing_after_the_previous_one() {
+        let gh = GitHub::new(
+            "https://api.github.com",
+            "https://api.github.com/graphql",
+            None,
+        )
+        .unwrap();
+        assert_eq!(gh.write_spacing, Duration::from_secs(1), "the default");
+        let now = Instant::now();
+        assert_eq!(
+            gh.write_wait(now),
+            Duration::ZERO,
+            "the first write goes at once"
+        );
+        *lock(&gh.last_write) = Some(now);
+        assert_eq!(gh.write_wait(now), Duration::from_secs(1));
+        // Clones share the clock: they are the same run's client.
+        let clone = gh.clone();
+        assert_eq!(
+            clone.write_wait(now + Duration::from_millis(400)),
+            Duration::from_millis(600)
+        );
+        assert_eq!(gh.write_wait(now + Duration::from_secs(2)), Duration::ZERO);
+        let unspaced = gh.with_write_spacing(Duration::ZERO);
+        assert_eq!(unspaced.write_wait(now), Duration::ZERO);
     }
 }

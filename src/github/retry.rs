@@ -1,5 +1,6 @@
 //! Retries for reads: 5xx, 429 and secondary rate limits, honouring `retry-after`, then
-//! `x-ratelimit-reset`, else exponential backoff. Writes never come through here.
+//! `x-ratelimit-reset`, else exponential backoff. Writes never come through here; they are
+//! only spaced apart (`write_spacing_from_vars`).
 
 use std::future::Future;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -25,6 +26,18 @@ impl Default for RetryPolicy {
             max_wait: Duration::from_secs(120),
         }
     }
+}
+
+/// The default pause between consecutive writes (GitHub: mutations about 1 s apart).
+pub const DEFAULT_WRITE_SPACING: Duration = Duration::from_secs(1);
+/// Environment variable for the pause between writes, in milliseconds (tests use 0).
+pub const WRITE_SPACING_VAR: &str = "REVIEW_CONSENSUS_WRITE_SPACING_MS";
+
+/// The pause between writes: `REVIEW_CONSENSUS_WRITE_SPACING_MS`, else 1 s.
+pub fn write_spacing_from_vars(lookup: impl Fn(&str) -> Option<String>) -> Duration {
+    lookup(WRITE_SPACING_VAR)
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .map_or(DEFAULT_WRITE_SPACING, Duration::from_millis)
 }
 
 /// Environment variable capping each wait, in milliseconds (tests use a few ms).
@@ -245,5 +258,19 @@ mod tests {
         });
         assert_eq!(p.max_wait, Duration::from_millis(25));
         assert_eq!(p.base_delay, Duration::from_millis(3));
+    }
+
+    #[test]
+    fn env_sets_the_write_spacing() {
+        let spacing = |value: Option<&str>| {
+            write_spacing_from_vars(|name| match name {
+                WRITE_SPACING_VAR => value.map(str::to_owned),
+                _ => None,
+            })
+        };
+        assert_eq!(spacing(None), Duration::from_secs(1));
+        assert_eq!(spacing(Some("0")), Duration::ZERO);
+        assert_eq!(spacing(Some(" 250 ")), Duration::from_millis(250));
+        assert_eq!(spacing(Some("soon")), Duration::from_secs(1));
     }
 }

@@ -1,10 +1,10 @@
 //! GraphQL reads: review-thread state (only GraphQL knows `isResolved`/`isOutdated`) and the
-//! token's own login (`GET /user` is forbidden for Actions tokens).
+//! token's own identity (`GET /user` is forbidden for Actions tokens).
 
 use serde_json::{json, Value};
 
 use super::{GitHub, GitHubError};
-use crate::api::ReviewThread;
+use crate::api::{ReviewThread, User};
 use crate::config::PrTarget;
 
 /// Fields kept to ones old GHES versions have.
@@ -20,7 +20,7 @@ const THREADS_QUERY: &str =
   }
 }";
 
-const VIEWER_QUERY: &str = "query { viewer { login } }";
+const VIEWER_QUERY: &str = "query { viewer { login __typename } }";
 
 /// The login GitHub Actions' token posts as, when the viewer query fails.
 pub const ACTIONS_LOGIN: &str = "github-actions[bot]";
@@ -70,22 +70,64 @@ pub async fn fetch_threads(
     Ok(threads)
 }
 
-/// The token's login, or `github-actions[bot]` when GraphQL will not say.
-pub async fn viewer_login(gh: &GitHub) -> String {
-    match gh.graphql(VIEWER_QUERY, json!({})).await {
-        Ok(data) => match data.pointer("/viewer/login").and_then(Value::as_str) {
-            Some(login) if !login.is_empty() => login.to_owned(),
-            _ => ACTIONS_LOGIN.to_owned(),
-        },
-        Err(err) => {
-            tracing::warn!("could not read the token's login ({err}); assuming {ACTIONS_LOGIN}");
-            ACTIONS_LOGIN.to_owned()
+/// Who the token is: its login and whether it is an app (a Bot) or a person (a User, as
+/// with a personal access token). Both decide which comments are ours.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Viewer {
+    pub login: String,
+    pub bot: bool,
+}
+
+impl Viewer {
+    /// GitHub Actions' own token, the identity assumed when GraphQL will not say.
+    pub fn actions() -> Viewer {
+        Viewer {
+            login: ACTIONS_LOGIN.to_owned(),
+            bot: true,
+        }
+    }
+
+    /// From GraphQL's `login` and `__typename`. A login ending in `[bot]` is an app whatever
+    /// the type says (a person's login cannot contain brackets).
+    pub fn from_graphql(login: &str, typename: Option<&str>) -> Viewer {
+        Viewer {
+            login: login.trim().to_owned(),
+            bot: typename == Some("Bot") || login.trim().ends_with("[bot]"),
+        }
+    }
+
+    /// Whether `author` is this identity. An app's login may come with or without the
+    /// `[bot]` suffix (GraphQL omits it, REST has it), and the author must be a Bot too;
+    /// a person needs the exact login and `type: User`, so a token of user `foo` never
+    /// claims a comment by the app `foo[bot]`. Case is ignored (GitHub logins are).
+    pub fn is(&self, author: &User) -> bool {
+        if self.bot {
+            author.kind == "Bot" && same_bot_login(&author.login, &self.login)
+        } else {
+            author.kind == "User" && author.login.trim().eq_ignore_ascii_case(&self.login)
         }
     }
 }
 
-/// Logins compare without the `[bot]` suffix (GraphQL omits it, REST has it), ignoring case.
-pub fn same_login(a: &str, b: &str) -> bool {
+/// The token's identity, or `github-actions[bot]` when GraphQL will not say.
+pub async fn viewer(gh: &GitHub) -> Viewer {
+    match gh.graphql(VIEWER_QUERY, json!({})).await {
+        Ok(data) => match data.pointer("/viewer/login").and_then(Value::as_str) {
+            Some(login) if !login.trim().is_empty() => Viewer::from_graphql(
+                login,
+                data.pointer("/viewer/__typename").and_then(Value::as_str),
+            ),
+            _ => Viewer::actions(),
+        },
+        Err(err) => {
+            tracing::warn!("could not read the token's login ({err}); assuming {ACTIONS_LOGIN}");
+            Viewer::actions()
+        }
+    }
+}
+
+/// App logins compare without the `[bot]` suffix, ignoring case.
+fn same_bot_login(a: &str, b: &str) -> bool {
     let strip = |s: &str| s.trim().trim_end_matches("[bot]").to_ascii_lowercase();
     strip(a) == strip(b)
 }
@@ -94,11 +136,40 @@ pub fn same_login(a: &str, b: &str) -> bool {
 mod tests {
     use super::*;
 
+    fn user(login: &str, kind: &str) -> User {
+        User {
+            login: login.to_owned(),
+            id: 1,
+            kind: kind.to_owned(),
+        }
+    }
+
     #[test]
-    fn logins_match_with_or_without_bot_suffix() {
-        assert!(same_login("github-actions[bot]", "github-actions"));
-        assert!(same_login("GitHub-Actions", "github-actions[bot]"));
-        assert!(!same_login("github-actions[bot]", "coderabbitai[bot]"));
-        assert!(!same_login("octo", "octocat"));
+    fn an_app_matches_with_or_without_bot_suffix() {
+        let actions = Viewer::from_graphql("github-actions", Some("Bot"));
+        assert!(actions.is(&user("github-actions[bot]", "Bot")));
+        assert!(Viewer::actions().is(&user("GitHub-Actions[bot]", "Bot")));
+        assert!(!actions.is(&user("coderabbitai[bot]", "Bot")));
+        // A person whose login is the app's without the suffix is not the app.
+        assert!(!actions.is(&user("github-actions", "User")));
+    }
+
+    #[test]
+    fn a_person_needs_the_exact_login_and_type_user() {
+        let pat = Viewer::from_graphql("foo", Some("User"));
+        assert!(!pat.bot);
+        assert!(pat.is(&user("foo", "User")));
+        assert!(pat.is(&user("Foo", "User")));
+        assert!(!pat.is(&user("foo[bot]", "Bot")));
+        assert!(!pat.is(&user("foo", "Bot")));
+        assert!(!pat.is(&user("octo", "User")) && !pat.is(&user("foobar", "User")));
+    }
+
+    #[test]
+    fn the_type_comes_from_typename_or_the_suffix() {
+        assert!(Viewer::from_graphql("my-app[bot]", None).bot);
+        assert!(Viewer::from_graphql("my-app", Some("Bot")).bot);
+        assert!(!Viewer::from_graphql("alice", Some("User")).bot);
+        assert!(!Viewer::from_graphql("alice", None).bot);
     }
 }

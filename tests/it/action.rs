@@ -422,6 +422,115 @@ async fn a_missing_checks_permission_is_a_warning() {
 }
 
 #[tokio::test]
+async fn a_failed_check_run_still_writes_the_outputs_of_the_comment_written() {
+    let data = PrData::fixture("pr-101-three-bots");
+    let fake = FakeBuilder::new(data.clone())
+        .fault(
+            "POST",
+            "/repos/acme/payments-api/check-runs",
+            ResponseTemplate::new(500).set_body_json(json!({"message": "Server Error"})),
+            1,
+        )
+        .start()
+        .await;
+    let ran = ActionRun::new(&fake, &data).input("check-name", "rc").run();
+    assert_eq!(ran.code, 3, "the check-run error still fails the step");
+    assert!(ran.stdout.contains("::error::") && ran.stdout.contains("check run"));
+    let created = stickies(&fake);
+    assert_eq!(created.len(), 1);
+    let id = created[0]["id"].as_u64().unwrap();
+    assert_eq!(
+        ran.output("comment-id"),
+        id.to_string(),
+        "{:?}",
+        ran.outputs
+    );
+    assert!(ran
+        .output("comment-url")
+        .ends_with(&format!("issuecomment-{id}")));
+    assert_eq!(ran.output("gate"), "fail");
+    assert!(ran.summary.contains(MARKER));
+    assert!(ran.report.is_some(), "report written");
+}
+
+#[tokio::test]
+async fn a_rate_limit_403_on_a_write_is_an_error_not_a_read_only_token() {
+    let data = PrData::fixture("pr-101-three-bots");
+    let limited = ResponseTemplate::new(403).set_body_json(
+        json!({"message": "You have exceeded a secondary rate limit. Please wait a few minutes."}),
+    );
+    let fake = FakeBuilder::new(data.clone())
+        .fault(
+            "POST",
+            "/repos/acme/payments-api/issues/101/comments",
+            limited.clone(),
+            1,
+        )
+        .start()
+        .await;
+    let ran = ActionRun::new(&fake, &data).run();
+    assert_eq!(ran.code, 3, "{}", ran.stdout);
+    assert!(ran.stdout.contains("::error::"), "{}", ran.stdout);
+    assert!(ran.stdout.contains("secondary rate limit"));
+    assert!(ran
+        .stdout
+        .contains("POST /repos/acme/payments-api/issues/101/comments: HTTP 403"));
+    assert!(!ran.stdout.contains("fork PR"), "{}", ran.stdout);
+    // The summary and the outputs are still written.
+    assert!(ran.summary.contains(MARKER));
+    assert_eq!(ran.output("gate"), "fail");
+
+    // On the check run the same: not "needs `checks: write`".
+    let fake = FakeBuilder::new(data.clone())
+        .fault("POST", "/repos/acme/payments-api/check-runs", limited, 1)
+        .start()
+        .await;
+    let ran = ActionRun::new(&fake, &data).input("check-name", "rc").run();
+    assert_eq!(ran.code, 3, "{}", ran.stdout);
+    assert!(ran.stdout.contains("secondary rate limit"));
+    assert!(!ran.stdout.contains("checks: write"), "{}", ran.stdout);
+    assert!(!ran.output("comment-id").is_empty());
+}
+
+#[tokio::test]
+async fn a_404_on_the_comment_write_is_a_read_only_token() {
+    // A token that can read the PR but not write to it (a fine-grained PAT) gets a 404.
+    let data = PrData::fixture("pr-101-three-bots");
+    let fake = FakeBuilder::new(data.clone())
+        .fault(
+            "POST",
+            "/repos/acme/payments-api/issues/101/comments",
+            ResponseTemplate::new(404).set_body_json(json!({"message": "Not Found"})),
+            1,
+        )
+        .start()
+        .await;
+    let ran = ActionRun::new(&fake, &data).run();
+    assert_eq!(ran.code, 1, "the gate applies: {}", ran.stdout);
+    assert!(ran.stdout.contains("::warning::") && ran.stdout.contains("fork PR"));
+    assert_eq!(ran.output("comment-id"), "");
+}
+
+#[tokio::test]
+async fn writes_are_spaced_by_the_env_knob() {
+    let data = many_findings_pr(120);
+    let fake = FakeBuilder::new(data.clone()).start().await;
+    let ran = ActionRun::new(&fake, &data)
+        .input("check-name", "review-consensus")
+        .input("fail-on", "never")
+        .var("REVIEW_CONSENSUS_WRITE_SPACING_MS", "200")
+        .run();
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    // Comment POST, check-run POST and two PATCHes: three pauses.
+    assert_eq!(fake.count("POST /repos") + fake.count("PATCH"), 4);
+    assert!(
+        ran.elapsed >= Duration::from_millis(600),
+        "took {:?}",
+        ran.elapsed
+    );
+}
+
+#[tokio::test]
 async fn the_token_never_appears_in_any_output() {
     let data = PrData::fixture("pr-101-three-bots");
     let forbidden = ResponseTemplate::new(403)
@@ -501,6 +610,7 @@ fn laptop(fake: &FakeGitHub, args: &[&str]) -> std::process::Output {
         .env("GITHUB_API_URL", &fake.api_url)
         .env("GITHUB_GRAPHQL_URL", &fake.graphql_url)
         .env("REVIEW_CONSENSUS_RETRY_MAX_WAIT_MS", "30")
+        .env("REVIEW_CONSENSUS_WRITE_SPACING_MS", "0")
         .output();
     match out {
         Ok(out) => out,

@@ -82,3 +82,19 @@ async fn missing_checks_write_is_a_403() {
         .to_string()
         .contains("POST /repos/acme/payments-api/check-runs"));
 }
+
+#[tokio::test]
+async fn consecutive_writes_are_spaced_apart() {
+    let data = PrData::fixture("pr-101-three-bots");
+    let fake = FakeBuilder::new(data.clone()).start().await;
+    let spacing = std::time::Duration::from_millis(150);
+    let gh = client(&fake).with_write_spacing(spacing);
+    let started = std::time::Instant::now();
+    let run = publish_check_run(&gh, &target(&data), spec(120))
+        .await
+        .unwrap();
+    assert_eq!(run.requests, 3);
+    // Three writes, two pauses; the first write does not wait.
+    let elapsed = started.elapsed();
+    assert!(elapsed >= spacing * 2, "took {elapsed:?}");
+}

@@ -271,3 +271,55 @@ async fn a_sticky_deleted_since_the_listing_is_posted_again() {
         1
     );
 }
+
+#[tokio::test]
+async fn a_personal_token_never_claims_the_same_named_apps_comment() {
+    // The token is user `foo`'s (a PAT); the app `foo[bot]` left a comment with our marker.
+    let mut data = PrData::fixture("pr-101-three-bots");
+    data.issue_comments
+        .push(comment(4200, "foo[bot]", &body("the app's")));
+    let fake = FakeBuilder::new(data.clone())
+        .user_viewer("foo")
+        .start()
+        .await;
+    let gh = client(&fake);
+    let sticky = upsert_sticky(&gh, &target(&data), MARKER, &body("ours"), None)
+        .await
+        .unwrap();
+    assert_eq!(sticky.action, StickyAction::Created);
+    assert_ne!(sticky.id, 4200);
+    // The next run finds its own (`foo`, type User) and edits that one only.
+    let again = upsert_sticky(&gh, &target(&data), MARKER, &body("ours 2"), None)
+        .await
+        .unwrap();
+    assert_eq!((again.id, again.action), (sticky.id, StickyAction::Updated));
+    let all = marked(&fake.comments());
+    assert!(all.contains(&(4200, "foo[bot]".to_owned(), body("the app's"))));
+    assert!(all.contains(&(sticky.id, "foo".to_owned(), body("ours 2"))));
+    assert_eq!(all.len(), 2);
+    assert_eq!(fake.count("DELETE"), 0);
+    assert_eq!(
+        fake.count("PATCH /repos/acme/payments-api/issues/comments/4200"),
+        0
+    );
+}
+
+#[tokio::test]
+async fn an_app_token_never_claims_the_same_named_users_comment() {
+    // The reverse: the token is the app `foo[bot]`; user `foo` pasted our marker.
+    let mut data = PrData::fixture("pr-101-three-bots");
+    let mut person = comment(4300, "foo", &body("a person's"));
+    person["user"]["type"] = json!("User");
+    data.issue_comments.push(person);
+    let fake = FakeBuilder::new(data.clone())
+        .viewer(Some("foo"))
+        .start()
+        .await;
+    let sticky = upsert_sticky(&client(&fake), &target(&data), MARKER, &body("ours"), None)
+        .await
+        .unwrap();
+    assert_eq!(sticky.action, StickyAction::Created);
+    assert_ne!(sticky.id, 4300);
+    assert_eq!(fake.count("PATCH"), 0);
+    assert_eq!(fake.count("DELETE"), 0);
+}

@@ -136,6 +136,7 @@ pub struct FakeBuilder {
     api_prefix: String,
     graphql_path: String,
     viewer: Option<String>,
+    viewer_type: String,
     page_size: usize,
     thread_page_size: usize,
     threads_fail: bool,
@@ -151,6 +152,7 @@ impl FakeBuilder {
             api_prefix: String::new(),
             graphql_path: "/graphql".to_owned(),
             viewer: Some("github-actions[bot]".to_owned()),
+            viewer_type: "Bot".to_owned(),
             page_size: 100,
             thread_page_size: 100,
             threads_fail: false,
@@ -167,9 +169,19 @@ impl FakeBuilder {
         self
     }
 
-    /// The GraphQL `viewer.login`; `None` makes the viewer query fail.
+    /// The GraphQL `viewer.login` (an app, `__typename` Bot); `None` makes the viewer
+    /// query fail.
     pub fn viewer(mut self, login: Option<&str>) -> Self {
         self.viewer = login.map(str::to_owned);
+        self.viewer_type = "Bot".to_owned();
+        self
+    }
+
+    /// The token is a person's (a personal access token): `__typename` User, and the
+    /// comments it creates are by that `type: User` login.
+    pub fn user_viewer(mut self, login: &str) -> Self {
+        self.viewer = Some(login.to_owned());
+        self.viewer_type = "User".to_owned();
         self
     }
 
@@ -241,6 +253,7 @@ impl FakeBuilder {
             data: self.data,
             base: server.uri(),
             viewer: self.viewer,
+            viewer_type: self.viewer_type,
             page_size: self.page_size,
             thread_page_size: self.thread_page_size,
             threads_fail: self.threads_fail,
@@ -380,6 +393,7 @@ struct Ctx {
     data: PrData,
     base: String,
     viewer: Option<String>,
+    viewer_type: String,
     page_size: usize,
     thread_page_size: usize,
     threads_fail: bool,
@@ -542,7 +556,7 @@ impl Route {
         let comment = json!({
             "id": id,
             "body": body,
-            "user": {"login": login, "id": 41898282, "type": "Bot"},
+            "user": {"login": login, "id": 41898282, "type": self.ctx.viewer_type},
             "html_url": format!(
                 "https://github.com/{}/{}/pull/{}#issuecomment-{id}",
                 self.ctx.data.owner, self.ctx.data.repo, self.ctx.data.number
@@ -580,7 +594,9 @@ impl Route {
         let query = body.get("query").and_then(Value::as_str).unwrap_or("");
         if query.contains("viewer") {
             return match &self.ctx.viewer {
-                Some(login) => ok(&json!({"data": {"viewer": {"login": login}}})),
+                Some(login) => ok(&json!({"data": {"viewer": {
+                    "login": login, "__typename": self.ctx.viewer_type,
+                }}})),
                 None => ok(&json!({"errors": [{"message": "viewer is not available"}]})),
             };
         }

@@ -25,7 +25,10 @@ pub fn fast_retry() -> RetryPolicy {
 pub fn client(fake: &FakeGitHub) -> GitHub {
     let token = SecretString::from(TOKEN.to_owned());
     match GitHub::new(&fake.api_url, &fake.graphql_url, Some(&token)) {
-        Ok(gh) => gh.with_retry(fast_retry()),
+        // No pause between writes (the spacing has unit tests and its own test).
+        Ok(gh) => gh
+            .with_retry(fast_retry())
+            .with_write_spacing(Duration::ZERO),
         Err(err) => panic!("client: {err}"),
     }
 }
@@ -88,6 +91,7 @@ impl ActionRun {
                 ("INPUT_GITHUB-TOKEN".into(), TOKEN.into()),
                 ("REVIEW_CONSENSUS_RETRY_MAX_WAIT_MS".into(), "30".into()),
                 ("REVIEW_CONSENSUS_RETRY_BASE_MS".into(), "2".into()),
+                ("REVIEW_CONSENSUS_WRITE_SPACING_MS".into(), "0".into()),
             ],
             event_name: "pull_request".into(),
             event: serde_json::json!({
