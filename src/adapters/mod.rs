@@ -96,6 +96,11 @@ pub trait Adapter: Sync {
     fn user_ids(&self) -> &'static [u64] {
         &[]
     }
+    /// Snapshot surfaces whose unreadable objects belong to this source whatever their login
+    /// (objects without an author, such as code-scanning alerts).
+    fn owned_surfaces(&self) -> &'static [&'static str] {
+        &[]
+    }
     /// Read the bot's objects of one PR. `logins` is never empty (defaults filled in).
     fn parse(&self, snapshot: &PrSnapshot, logins: &[String]) -> AdapterOutput;
 }
@@ -181,8 +186,12 @@ pub fn extract(
         };
         let identity = Identity::new(&logins, adapter.user_ids());
         let output = adapter.parse(snapshot, &logins);
+        let owner = Owner {
+            identity: &identity,
+            surfaces: adapter.owned_surfaces(),
+        };
         let (kept, status) =
-            finish_source(adapter.id(), output, snapshot, &threads, &identity, options);
+            finish_source(adapter.id(), output, snapshot, &threads, &owner, options);
         findings.extend(kept);
         statuses.push(status);
     }
@@ -192,21 +201,35 @@ pub fn extract(
     }
 }
 
+/// Who a source is: its accounts, and the surfaces it owns outright.
+struct Owner<'a> {
+    identity: &'a Identity,
+    surfaces: &'static [&'static str],
+}
+
+impl Owner<'_> {
+    /// The unreadable object is this source's: by its author, or by the surface it came from.
+    fn owns(&self, item: &crate::api::Unreadable) -> bool {
+        self.surfaces.contains(&item.surface.as_str())
+            || item
+                .login
+                .as_deref()
+                .is_some_and(|l| self.identity.matches_login(l))
+    }
+}
+
 /// The common part of every source: unreadable objects, thread state, disputes, status.
 fn finish_source(
     bot: &str,
     mut output: AdapterOutput,
     snapshot: &PrSnapshot,
     threads: &ThreadIndex<'_>,
-    identity: &Identity,
+    owner: &Owner<'_>,
     options: &ExtractOptions,
 ) -> (Vec<NormalizedFinding>, SourceStatus) {
+    let identity = owner.identity;
     for item in &snapshot.unreadable {
-        if item
-            .login
-            .as_deref()
-            .is_some_and(|l| identity.matches_login(l))
-        {
+        if owner.owns(item) {
             let id = item.id.map_or_else(|| "?".to_owned(), |id| id.to_string());
             output
                 .malformed
@@ -347,6 +370,46 @@ mod tests {
         let s = &x.sources[0];
         assert_eq!((s.status, s.skipped, s.findings), (SourceState::Ok, 1, 1));
         assert_eq!(s.coverage, Coverage::Reviewed);
+    }
+
+    #[test]
+    fn null_tags_parse_and_unreadable_alerts_blame_code_scanning() {
+        use crate::api::{parse_list, CodeScanning, CodeScanningAlert, CODE_SCANNING_SURFACE};
+        // GitHub's schema allows `rule.tags: null`: the alert must still be read.
+        let alerts = vec![
+            serde_json::json!({"number": 3, "state": "open", "rule": {"id": "py/x", "tags": null},
+                "tool": {"name": "CodeQL"}, "most_recent_instance": {"message": null,
+                "location": {"path": "a.py", "start_line": 2}}}),
+            serde_json::json!({"number": "four"}),
+        ];
+        let (good, bad) = parse_list::<CodeScanningAlert>(CODE_SCANNING_SURFACE, alerts);
+        assert_eq!(good.len(), 1, "{bad:?}");
+        assert!(good[0].rule.tags.is_empty());
+        assert_eq!(bad.len(), 1);
+        assert_eq!(bad[0].login, None, "alerts carry no author");
+
+        // The unreadable alert is counted against code scanning, not lost.
+        let snapshot = PrSnapshot {
+            code_scanning: CodeScanning::Alerts(good),
+            unreadable: bad,
+            ..PrSnapshot::default()
+        };
+        let x = extract(
+            &snapshot,
+            &[source("gh-advanced-security"), source("sourcery")],
+            &ExtractOptions::default(),
+        );
+        let s = &x.sources[0];
+        assert_eq!(
+            (s.skipped, s.findings, s.status),
+            (1, 1, SourceState::Ok),
+            "{s:?}"
+        );
+        assert!(x.sources[0]
+            .notes
+            .iter()
+            .any(|n| n.contains(CODE_SCANNING_SURFACE)));
+        assert_eq!(x.sources[1].skipped, 0, "other sources are not blamed");
     }
 
     #[test]
