@@ -35,6 +35,8 @@ pub use common::{
     Anchor, Identity, DETAIL_CHARS, TITLE_CHARS,
 };
 
+use std::borrow::Cow;
+
 use crate::api::PrSnapshot;
 use crate::model::{Coverage, Dispute, NormalizedFinding, SourceState, SourceStatus};
 use threads::ThreadIndex;
@@ -154,12 +156,35 @@ pub fn is_known(id: &str) -> bool {
     find_adapter(id).is_some()
 }
 
+/// The snapshot as adapters see it: without our own sticky comment, i.e. the issue comments
+/// and review bodies carrying its marker (whoever posted them: the sticky is often posted by
+/// `github-actions[bot]`, which a `generic` source may watch). Inline review comments stay:
+/// a bot finding may quote the marker.
+fn without_own_sticky(snapshot: &PrSnapshot) -> Cow<'_, PrSnapshot> {
+    let sticky = |body: Option<&str>| body.is_some_and(is_own_sticky);
+    let any = snapshot
+        .issue_comments
+        .iter()
+        .any(|c| sticky(c.body.as_deref()))
+        || snapshot.reviews.iter().any(|r| sticky(r.body.as_deref()));
+    if !any {
+        return Cow::Borrowed(snapshot);
+    }
+    let mut filtered = snapshot.clone();
+    filtered
+        .issue_comments
+        .retain(|c| !sticky(c.body.as_deref()));
+    filtered.reviews.retain(|r| !sticky(r.body.as_deref()));
+    Cow::Owned(filtered)
+}
+
 /// Run the configured adapters over one PR.
 pub fn extract(
     snapshot: &PrSnapshot,
     sources: &[SourceConfig],
     options: &ExtractOptions,
 ) -> Extraction {
+    let snapshot = &*without_own_sticky(snapshot);
     let threads = ThreadIndex::new(snapshot);
     let mut findings = Vec::new();
     let mut statuses = Vec::new();
@@ -410,6 +435,49 @@ mod tests {
             .iter()
             .any(|n| n.contains(CODE_SCANNING_SURFACE)));
         assert_eq!(x.sources[1].skipped, 0, "other sources are not blamed");
+    }
+
+    #[test]
+    fn own_sticky_is_never_read_by_adapters() {
+        use crate::api::{IssueComment, Review};
+        let sticky =
+            "<!-- review-bot-ack -->\n## Review consensus\n\nRate limit exceeded by one bot.";
+        let nitpicks = "<!-- review-bot-ack:strict -->\n<details>\n<summary>🧹 Nitpick comments (1)</summary><blockquote>\n\n\
+<details>\n<summary>app/a.py (1)</summary><blockquote>\n\n`3-3`: **Rename x.**\n\nUnclear.\n\n\
+</blockquote></details>\n\n</blockquote></details>";
+        let mut snapshot = PrSnapshot {
+            issue_comments: vec![IssueComment {
+                id: 1,
+                user: bot("coderabbitai[bot]"),
+                body: Some(sticky.into()),
+                ..IssueComment::default()
+            }],
+            reviews: vec![Review {
+                id: 2,
+                user: bot("coderabbitai[bot]"),
+                body: Some(nitpicks.into()),
+                ..Review::default()
+            }],
+            ..PrSnapshot::default()
+        };
+        // An inline comment quoting the marker is still a finding.
+        snapshot.review_comments.push(ReviewComment {
+            id: 6,
+            user: bot("sourcery-ai[bot]"),
+            body: "**issue (bug_risk):** Do not echo `<!-- review-bot-ack -->`.".into(),
+            path: Some("a.py".into()),
+            line: Some(3),
+            ..ReviewComment::default()
+        });
+        let x = extract(
+            &snapshot,
+            &[source("coderabbit"), source("sourcery")],
+            &ExtractOptions::default(),
+        );
+        let cr = &x.sources[0];
+        assert_eq!((cr.findings, cr.coverage), (0, Coverage::Absent), "{cr:?}");
+        assert!(cr.notes.is_empty(), "{cr:?}");
+        assert_eq!(x.sources[1].findings, 1);
     }
 
     #[test]
