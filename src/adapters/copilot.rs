@@ -151,7 +151,9 @@ fn suppressed_block(text: &str) -> Option<String> {
             return text.get(block.inner).map(str::to_owned);
         }
     }
-    let lower = masked.to_lowercase();
+    // ASCII lowering keeps every byte offset: the offsets below slice `text`. (Unicode
+    // lowering does not: 'İ' grows, the Kelvin sign shrinks.)
+    let lower = masked.to_ascii_lowercase();
     let at = lower.find("suppressed comments")?;
     let line_start = lower[..at].rfind('\n').map_or(0, |i| i + 1);
     if !lower[line_start..at].trim_start().starts_with('#') {
@@ -263,5 +265,28 @@ mod tests {
             ..Review::default()
         };
         assert_eq!(suppressed_findings(&heading).len(), 1);
+    }
+
+    #[test]
+    fn suppressed_heading_after_non_ascii_case_changes() {
+        // 'İ' lowercases to 3 bytes (from 2) and the Kelvin sign to 1 (from 3): offsets
+        // found in a Unicode-lowered copy no longer slice the original at the same place.
+        for prefix in ["İİİ İstanbul notes", "\u{212A}\u{212A} 5\u{212A} budget"] {
+            let review = Review {
+                id: 11,
+                body: Some(format!(
+                    "{prefix}\n\n### Suppressed comments (1)\n\n**app/a.py:7**\n* Off by one.\n\n### Other\nTail."
+                )),
+                ..Review::default()
+            };
+            let found = suppressed_findings(&review);
+            assert_eq!(found.len(), 1, "{prefix}");
+            assert_eq!(
+                (found[0].evidence.file.as_str(), found[0].evidence.line),
+                ("app/a.py", Some(7))
+            );
+            assert_eq!(found[0].title, "Off by one.", "{prefix}");
+            assert_eq!(found[0].detail, "", "{prefix}");
+        }
     }
 }
