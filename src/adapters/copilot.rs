@@ -56,7 +56,8 @@ impl Adapter for Copilot {
                 continue;
             }
             activity.reviewed(review.commit_id.as_deref());
-            out.findings.extend(suppressed_findings(review));
+            out.findings
+                .extend(suppressed_findings(review, &mut out.malformed));
         }
         out.coverage = activity.coverage();
         out
@@ -166,7 +167,9 @@ fn suppressed_block(text: &str) -> Option<String> {
     text.get(body_start..body_end).map(str::to_owned)
 }
 
-fn suppressed_findings(review: &Review) -> Vec<NormalizedFinding> {
+/// The low-confidence entries of a review body; an entry without text adds a reason to
+/// `malformed`.
+fn suppressed_findings(review: &Review, malformed: &mut Vec<String>) -> Vec<NormalizedFinding> {
     let text = markdown::normalize_newlines(review.body.as_deref().unwrap_or(""));
     let Some(block) = suppressed_block(&text) else {
         return Vec::new();
@@ -195,6 +198,11 @@ fn suppressed_findings(review: &Review) -> Vec<NormalizedFinding> {
     let mut findings = Vec::new();
     for (n, ((file, start, end), body)) in entries.into_iter().enumerate() {
         let Some(first) = markdown::paragraphs(&body, true).into_iter().next() else {
+            malformed.push(format!(
+                "review {} suppressed entry {} ({file}:{start}): no text",
+                review.id,
+                n + 1
+            ));
             continue;
         };
         let title = markdown::shorten(markdown::first_sentence(&first), 240);
@@ -247,7 +255,7 @@ mod tests {
             body: Some("## Pull request overview\n\n<details>\n<summary>Comments suppressed due to low confidence (2)</summary>\n\n**app/a.py:20**\n* Cached rates never expire. More.\n```\ncode **x.py:1**\n```\n**web/b.ts:3-5**\n* Second one.\n</details>".into()),
             ..Review::default()
         };
-        let found = suppressed_findings(&review);
+        let found = suppressed_findings(&review, &mut Vec::new());
         assert_eq!(found.len(), 2);
         assert_eq!(found[0].evidence.file, "app/a.py");
         assert_eq!(found[0].title, "Cached rates never expire.");
@@ -264,7 +272,27 @@ mod tests {
             ),
             ..Review::default()
         };
-        assert_eq!(suppressed_findings(&heading).len(), 1);
+        assert_eq!(suppressed_findings(&heading, &mut Vec::new()).len(), 1);
+    }
+
+    #[test]
+    fn suppressed_entry_without_text_is_reported() {
+        let review = Review {
+            id: 13,
+            body: Some(
+                "### Suppressed comments (2)\n\n**app/a.py:7**\n\n**app/b.py:9**\n* Off by one.\n"
+                    .into(),
+            ),
+            ..Review::default()
+        };
+        let mut malformed = Vec::new();
+        let found = suppressed_findings(&review, &mut malformed);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].evidence.file, "app/b.py");
+        assert_eq!(
+            malformed,
+            vec!["review 13 suppressed entry 1 (app/a.py:7): no text".to_owned()]
+        );
     }
 
     #[test]
@@ -279,7 +307,7 @@ mod tests {
                 )),
                 ..Review::default()
             };
-            let found = suppressed_findings(&review);
+            let found = suppressed_findings(&review, &mut Vec::new());
             assert_eq!(found.len(), 1, "{prefix}");
             assert_eq!(
                 (found[0].evidence.file.as_str(), found[0].evidence.line),

@@ -74,7 +74,7 @@ impl Adapter for CodeRabbit {
                 continue;
             }
             activity.reviewed(review.commit_id.as_deref());
-            body_items.extend(review_items(review));
+            body_items.extend(review_items(review, &mut out.malformed));
         }
 
         for comment in &snapshot.issue_comments {
