@@ -64,8 +64,18 @@ impl Adapter for Copilot {
     }
 }
 
+/// Copilot's "could not review" notice: a short body (no marker is known) with one of its
+/// phrases, and never one with low-confidence findings. An overview or a suppressed entry
+/// that merely says "encountered an error" is a review.
 fn is_failure_notice(body: &str) -> bool {
-    let lower = body.to_lowercase();
+    if body.len() > inline::NOTICE_MAX_BYTES {
+        return false;
+    }
+    let text = markdown::normalize_newlines(body);
+    if suppressed_block(&text).is_some() {
+        return false;
+    }
+    let lower = markdown::mask_code(&text).to_lowercase();
     lower.contains("wasn't able to review")
         || lower.contains("was unable to review")
         || lower.contains("encountered an error")
@@ -273,6 +283,45 @@ mod tests {
             ..Review::default()
         };
         assert_eq!(suppressed_findings(&heading, &mut Vec::new()).len(), 1);
+    }
+
+    fn copilot_user() -> Option<crate::api::User> {
+        Some(crate::api::User {
+            login: "copilot-pull-request-reviewer[bot]".into(),
+            id: 175728472,
+            kind: "Bot".into(),
+        })
+    }
+
+    #[test]
+    fn failure_notices_are_short_and_without_findings() {
+        assert!(is_failure_notice(
+            "Copilot encountered an error and was unable to review this pull request. You can try again by re-requesting a review."
+        ));
+        assert!(is_failure_notice(
+            "Copilot wasn't able to review any files in this pull request."
+        ));
+        let with_entry = "## Pull request overview\n\n<details>\n<summary>Comments suppressed due to low confidence (1)</summary>\n\n**app/a.py:20**\n* The handler swallows the exception when the client encountered an error.\n</details>";
+        assert!(!is_failure_notice(with_entry));
+        let long_overview = format!(
+            "## Pull request overview\n\n{}\nThe retry loop now logs when the upload encountered an error.",
+            "Refactors the upload client. ".repeat(50)
+        );
+        assert!(!is_failure_notice(&long_overview));
+
+        let mut snapshot = PrSnapshot::default();
+        snapshot.reviews.push(Review {
+            id: 14,
+            user: copilot_user(),
+            body: Some(with_entry.into()),
+            ..Review::default()
+        });
+        let out = Copilot.parse(
+            &snapshot,
+            &["copilot-pull-request-reviewer[bot]".to_owned()],
+        );
+        assert_eq!(out.findings.len(), 1, "{:?}", out.notes);
+        assert_eq!(out.coverage, crate::model::Coverage::Reviewed);
     }
 
     #[test]
