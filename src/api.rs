@@ -3,17 +3,34 @@
 //! object is reported instead of losing the page. Adapters see these, never octocrab's models.
 
 use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
+
+/// The `surface` of unreadable code-scanning alerts (they carry no author login: they belong
+/// to the code-scanning source whatever its logins).
+pub const CODE_SCANNING_SURFACE: &str = "code_scanning_alerts";
+
+/// `null` read as the default: GitHub sends `null` for many lists, strings and objects its
+/// schema marks nullable (`rule.tags`, `body`, ...), and `#[serde(default)]` covers only
+/// missing fields. Without this one `null` makes the whole object unreadable.
+fn null_default<'de, D, T>(deserializer: D) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Default + Deserialize<'de>,
+{
+    Ok(Option::<T>::deserialize(deserializer)?.unwrap_or_default())
+}
 
 /// A GitHub account as embedded in comments, reviews and alerts.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct User {
+    #[serde(deserialize_with = "null_default")]
     pub login: String,
     pub id: u64,
     /// `"Bot"`, `"User"` or `"Organization"`.
     #[serde(rename = "type")]
+    #[serde(deserialize_with = "null_default")]
     pub kind: String,
 }
 
@@ -31,6 +48,7 @@ pub struct ReviewComment {
     pub pull_request_review_id: Option<u64>,
     pub in_reply_to_id: Option<u64>,
     pub user: Option<User>,
+    #[serde(deserialize_with = "null_default")]
     pub body: String,
     /// Missing in malformed payloads: such a comment is skipped and reported.
     pub path: Option<String>,
@@ -86,6 +104,7 @@ pub struct AlertRule {
     pub security_severity_level: Option<String>,
     pub description: Option<String>,
     pub full_description: Option<String>,
+    #[serde(deserialize_with = "null_default")]
     pub tags: Vec<String>,
 }
 
@@ -117,7 +136,9 @@ pub struct AlertInstance {
     pub git_ref: Option<String>,
     pub state: Option<String>,
     pub commit_sha: Option<String>,
+    #[serde(deserialize_with = "null_default")]
     pub message: AlertMessage,
+    #[serde(deserialize_with = "null_default")]
     pub location: AlertLocation,
 }
 
@@ -129,8 +150,11 @@ pub struct CodeScanningAlert {
     /// `open`, `fixed`, `dismissed`.
     pub state: Option<String>,
     pub html_url: Option<String>,
+    #[serde(deserialize_with = "null_default")]
     pub rule: AlertRule,
+    #[serde(deserialize_with = "null_default")]
     pub tool: AlertTool,
+    #[serde(deserialize_with = "null_default")]
     pub most_recent_instance: AlertInstance,
     pub dismissed_reason: Option<String>,
     pub fixed_at: Option<String>,
@@ -149,6 +173,7 @@ pub struct ThreadComment {
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ThreadComments {
+    #[serde(deserialize_with = "null_default")]
     pub nodes: Vec<ThreadComment>,
 }
 
@@ -156,10 +181,12 @@ pub struct ThreadComments {
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
 pub struct ReviewThread {
+    #[serde(deserialize_with = "null_default")]
     pub id: String,
     pub is_resolved: bool,
     pub is_outdated: bool,
     pub path: Option<String>,
+    #[serde(deserialize_with = "null_default")]
     pub comments: ThreadComments,
 }
 
@@ -173,6 +200,7 @@ pub struct RepoRef {
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Branch {
+    #[serde(deserialize_with = "null_default")]
     pub sha: String,
     #[serde(rename = "ref")]
     pub git_ref: Option<String>,
@@ -187,7 +215,9 @@ pub struct PullRequest {
     pub title: Option<String>,
     pub html_url: Option<String>,
     pub user: Option<User>,
+    #[serde(deserialize_with = "null_default")]
     pub head: Branch,
+    #[serde(deserialize_with = "null_default")]
     pub base: Branch,
     pub created_at: Option<String>,
 }

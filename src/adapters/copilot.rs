@@ -56,15 +56,26 @@ impl Adapter for Copilot {
                 continue;
             }
             activity.reviewed(review.commit_id.as_deref());
-            out.findings.extend(suppressed_findings(review));
+            out.findings
+                .extend(suppressed_findings(review, &mut out.malformed));
         }
         out.coverage = activity.coverage();
         out
     }
 }
 
+/// Copilot's "could not review" notice: a short body (no marker is known) with one of its
+/// phrases, and never one with low-confidence findings. An overview or a suppressed entry
+/// that merely says "encountered an error" is a review.
 fn is_failure_notice(body: &str) -> bool {
-    let lower = body.to_lowercase();
+    if body.len() > inline::NOTICE_MAX_BYTES {
+        return false;
+    }
+    let text = markdown::normalize_newlines(body);
+    if suppressed_block(&text).is_some() {
+        return false;
+    }
+    let lower = markdown::mask_code(&text).to_lowercase();
     lower.contains("wasn't able to review")
         || lower.contains("was unable to review")
         || lower.contains("encountered an error")
@@ -151,7 +162,9 @@ fn suppressed_block(text: &str) -> Option<String> {
             return text.get(block.inner).map(str::to_owned);
         }
     }
-    let lower = masked.to_lowercase();
+    // ASCII lowering keeps every byte offset: the offsets below slice `text`. (Unicode
+    // lowering does not: 'İ' grows, the Kelvin sign shrinks.)
+    let lower = masked.to_ascii_lowercase();
     let at = lower.find("suppressed comments")?;
     let line_start = lower[..at].rfind('\n').map_or(0, |i| i + 1);
     if !lower[line_start..at].trim_start().starts_with('#') {
@@ -164,7 +177,9 @@ fn suppressed_block(text: &str) -> Option<String> {
     text.get(body_start..body_end).map(str::to_owned)
 }
 
-fn suppressed_findings(review: &Review) -> Vec<NormalizedFinding> {
+/// The low-confidence entries of a review body; an entry without text adds a reason to
+/// `malformed`.
+fn suppressed_findings(review: &Review, malformed: &mut Vec<String>) -> Vec<NormalizedFinding> {
     let text = markdown::normalize_newlines(review.body.as_deref().unwrap_or(""));
     let Some(block) = suppressed_block(&text) else {
         return Vec::new();
@@ -193,6 +208,11 @@ fn suppressed_findings(review: &Review) -> Vec<NormalizedFinding> {
     let mut findings = Vec::new();
     for (n, ((file, start, end), body)) in entries.into_iter().enumerate() {
         let Some(first) = markdown::paragraphs(&body, true).into_iter().next() else {
+            malformed.push(format!(
+                "review {} suppressed entry {} ({file}:{start}): no text",
+                review.id,
+                n + 1
+            ));
             continue;
         };
         let title = markdown::shorten(markdown::first_sentence(&first), 240);
@@ -245,7 +265,7 @@ mod tests {
             body: Some("## Pull request overview\n\n<details>\n<summary>Comments suppressed due to low confidence (2)</summary>\n\n**app/a.py:20**\n* Cached rates never expire. More.\n```\ncode **x.py:1**\n```\n**web/b.ts:3-5**\n* Second one.\n</details>".into()),
             ..Review::default()
         };
-        let found = suppressed_findings(&review);
+        let found = suppressed_findings(&review, &mut Vec::new());
         assert_eq!(found.len(), 2);
         assert_eq!(found[0].evidence.file, "app/a.py");
         assert_eq!(found[0].title, "Cached rates never expire.");
@@ -262,6 +282,88 @@ mod tests {
             ),
             ..Review::default()
         };
-        assert_eq!(suppressed_findings(&heading).len(), 1);
+        assert_eq!(suppressed_findings(&heading, &mut Vec::new()).len(), 1);
+    }
+
+    fn copilot_user() -> Option<crate::api::User> {
+        Some(crate::api::User {
+            login: "copilot-pull-request-reviewer[bot]".into(),
+            id: 175728472,
+            kind: "Bot".into(),
+        })
+    }
+
+    #[test]
+    fn failure_notices_are_short_and_without_findings() {
+        assert!(is_failure_notice(
+            "Copilot encountered an error and was unable to review this pull request. You can try again by re-requesting a review."
+        ));
+        assert!(is_failure_notice(
+            "Copilot wasn't able to review any files in this pull request."
+        ));
+        let with_entry = "## Pull request overview\n\n<details>\n<summary>Comments suppressed due to low confidence (1)</summary>\n\n**app/a.py:20**\n* The handler swallows the exception when the client encountered an error.\n</details>";
+        assert!(!is_failure_notice(with_entry));
+        let long_overview = format!(
+            "## Pull request overview\n\n{}\nThe retry loop now logs when the upload encountered an error.",
+            "Refactors the upload client. ".repeat(50)
+        );
+        assert!(!is_failure_notice(&long_overview));
+
+        let mut snapshot = PrSnapshot::default();
+        snapshot.reviews.push(Review {
+            id: 14,
+            user: copilot_user(),
+            body: Some(with_entry.into()),
+            ..Review::default()
+        });
+        let out = Copilot.parse(
+            &snapshot,
+            &["copilot-pull-request-reviewer[bot]".to_owned()],
+        );
+        assert_eq!(out.findings.len(), 1, "{:?}", out.notes);
+        assert_eq!(out.coverage, crate::model::Coverage::Reviewed);
+    }
+
+    #[test]
+    fn suppressed_entry_without_text_is_reported() {
+        let review = Review {
+            id: 13,
+            body: Some(
+                "### Suppressed comments (2)\n\n**app/a.py:7**\n\n**app/b.py:9**\n* Off by one.\n"
+                    .into(),
+            ),
+            ..Review::default()
+        };
+        let mut malformed = Vec::new();
+        let found = suppressed_findings(&review, &mut malformed);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].evidence.file, "app/b.py");
+        assert_eq!(
+            malformed,
+            vec!["review 13 suppressed entry 1 (app/a.py:7): no text".to_owned()]
+        );
+    }
+
+    #[test]
+    fn suppressed_heading_after_non_ascii_case_changes() {
+        // 'İ' lowercases to 3 bytes (from 2) and the Kelvin sign to 1 (from 3): offsets
+        // found in a Unicode-lowered copy no longer slice the original at the same place.
+        for prefix in ["İİİ İstanbul notes", "\u{212A}\u{212A} 5\u{212A} budget"] {
+            let review = Review {
+                id: 11,
+                body: Some(format!(
+                    "{prefix}\n\n### Suppressed comments (1)\n\n**app/a.py:7**\n* Off by one.\n\n### Other\nTail."
+                )),
+                ..Review::default()
+            };
+            let found = suppressed_findings(&review, &mut Vec::new());
+            assert_eq!(found.len(), 1, "{prefix}");
+            assert_eq!(
+                (found[0].evidence.file.as_str(), found[0].evidence.line),
+                ("app/a.py", Some(7))
+            );
+            assert_eq!(found[0].title, "Off by one.", "{prefix}");
+            assert_eq!(found[0].detail, "", "{prefix}");
+        }
     }
 }

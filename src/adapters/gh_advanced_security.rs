@@ -30,6 +30,10 @@ impl Adapter for GhAdvancedSecurity {
         &[62310815]
     }
 
+    fn owned_surfaces(&self) -> &'static [&'static str] {
+        &[crate::api::CODE_SCANNING_SURFACE]
+    }
+
     fn parse(&self, snapshot: &PrSnapshot, logins: &[String]) -> AdapterOutput {
         let identity = Identity::new(logins, self.user_ids());
         let mut out = AdapterOutput::default();

@@ -58,6 +58,19 @@ pub fn mask_code_blocks(text: &str) -> String {
     blank_ranges(text, &code_ranges(text, false))
 }
 
+/// `text` with block quotes (lazy continuation lines included), code blocks and inline code
+/// spans replaced by spaces (newlines kept): what the author wrote themselves, in prose.
+pub fn mask_quotes_and_code(text: &str) -> String {
+    let ranges: Vec<Range<usize>> = Parser::new_ext(text, parser_options())
+        .into_offset_iter()
+        .filter_map(|(event, range)| match event {
+            Event::Start(Tag::CodeBlock(_) | Tag::BlockQuote(_)) | Event::Code(_) => Some(range),
+            _ => None,
+        })
+        .collect();
+    blank_ranges(text, &ranges)
+}
+
 /// One `<details>` block found on the masked view. Offsets index the original text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Details {

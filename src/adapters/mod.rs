@@ -35,6 +35,8 @@ pub use common::{
     Anchor, Identity, DETAIL_CHARS, TITLE_CHARS,
 };
 
+use std::borrow::Cow;
+
 use crate::api::PrSnapshot;
 use crate::model::{Coverage, Dispute, NormalizedFinding, SourceState, SourceStatus};
 use threads::ThreadIndex;
@@ -96,6 +98,11 @@ pub trait Adapter: Sync {
     fn user_ids(&self) -> &'static [u64] {
         &[]
     }
+    /// Snapshot surfaces whose unreadable objects belong to this source whatever their login
+    /// (objects without an author, such as code-scanning alerts).
+    fn owned_surfaces(&self) -> &'static [&'static str] {
+        &[]
+    }
     /// Read the bot's objects of one PR. `logins` is never empty (defaults filled in).
     fn parse(&self, snapshot: &PrSnapshot, logins: &[String]) -> AdapterOutput;
 }
@@ -149,12 +156,35 @@ pub fn is_known(id: &str) -> bool {
     find_adapter(id).is_some()
 }
 
+/// The snapshot as adapters see it: without our own sticky comment, i.e. the issue comments
+/// and review bodies carrying its marker (whoever posted them: the sticky is often posted by
+/// `github-actions[bot]`, which a `generic` source may watch). Inline review comments stay:
+/// a bot finding may quote the marker.
+fn without_own_sticky(snapshot: &PrSnapshot) -> Cow<'_, PrSnapshot> {
+    let sticky = |body: Option<&str>| body.is_some_and(is_own_sticky);
+    let any = snapshot
+        .issue_comments
+        .iter()
+        .any(|c| sticky(c.body.as_deref()))
+        || snapshot.reviews.iter().any(|r| sticky(r.body.as_deref()));
+    if !any {
+        return Cow::Borrowed(snapshot);
+    }
+    let mut filtered = snapshot.clone();
+    filtered
+        .issue_comments
+        .retain(|c| !sticky(c.body.as_deref()));
+    filtered.reviews.retain(|r| !sticky(r.body.as_deref()));
+    Cow::Owned(filtered)
+}
+
 /// Run the configured adapters over one PR.
 pub fn extract(
     snapshot: &PrSnapshot,
     sources: &[SourceConfig],
     options: &ExtractOptions,
 ) -> Extraction {
+    let snapshot = &*without_own_sticky(snapshot);
     let threads = ThreadIndex::new(snapshot);
     let mut findings = Vec::new();
     let mut statuses = Vec::new();
@@ -181,8 +211,12 @@ pub fn extract(
         };
         let identity = Identity::new(&logins, adapter.user_ids());
         let output = adapter.parse(snapshot, &logins);
+        let owner = Owner {
+            identity: &identity,
+            surfaces: adapter.owned_surfaces(),
+        };
         let (kept, status) =
-            finish_source(adapter.id(), output, snapshot, &threads, &identity, options);
+            finish_source(adapter.id(), output, snapshot, &threads, &owner, options);
         findings.extend(kept);
         statuses.push(status);
     }
@@ -192,21 +226,35 @@ pub fn extract(
     }
 }
 
+/// Who a source is: its accounts, and the surfaces it owns outright.
+struct Owner<'a> {
+    identity: &'a Identity,
+    surfaces: &'static [&'static str],
+}
+
+impl Owner<'_> {
+    /// The unreadable object is this source's: by its author, or by the surface it came from.
+    fn owns(&self, item: &crate::api::Unreadable) -> bool {
+        self.surfaces.contains(&item.surface.as_str())
+            || item
+                .login
+                .as_deref()
+                .is_some_and(|l| self.identity.matches_login(l))
+    }
+}
+
 /// The common part of every source: unreadable objects, thread state, disputes, status.
 fn finish_source(
     bot: &str,
     mut output: AdapterOutput,
     snapshot: &PrSnapshot,
     threads: &ThreadIndex<'_>,
-    identity: &Identity,
+    owner: &Owner<'_>,
     options: &ExtractOptions,
 ) -> (Vec<NormalizedFinding>, SourceStatus) {
+    let identity = owner.identity;
     for item in &snapshot.unreadable {
-        if item
-            .login
-            .as_deref()
-            .is_some_and(|l| identity.matches_login(l))
-        {
+        if owner.owns(item) {
             let id = item.id.map_or_else(|| "?".to_owned(), |id| id.to_string());
             output
                 .malformed
@@ -347,6 +395,89 @@ mod tests {
         let s = &x.sources[0];
         assert_eq!((s.status, s.skipped, s.findings), (SourceState::Ok, 1, 1));
         assert_eq!(s.coverage, Coverage::Reviewed);
+    }
+
+    #[test]
+    fn null_tags_parse_and_unreadable_alerts_blame_code_scanning() {
+        use crate::api::{parse_list, CodeScanning, CodeScanningAlert, CODE_SCANNING_SURFACE};
+        // GitHub's schema allows `rule.tags: null`: the alert must still be read.
+        let alerts = vec![
+            serde_json::json!({"number": 3, "state": "open", "rule": {"id": "py/x", "tags": null},
+                "tool": {"name": "CodeQL"}, "most_recent_instance": {"message": null,
+                "location": {"path": "a.py", "start_line": 2}}}),
+            serde_json::json!({"number": "four"}),
+        ];
+        let (good, bad) = parse_list::<CodeScanningAlert>(CODE_SCANNING_SURFACE, alerts);
+        assert_eq!(good.len(), 1, "{bad:?}");
+        assert!(good[0].rule.tags.is_empty());
+        assert_eq!(bad.len(), 1);
+        assert_eq!(bad[0].login, None, "alerts carry no author");
+
+        // The unreadable alert is counted against code scanning, not lost.
+        let snapshot = PrSnapshot {
+            code_scanning: CodeScanning::Alerts(good),
+            unreadable: bad,
+            ..PrSnapshot::default()
+        };
+        let x = extract(
+            &snapshot,
+            &[source("gh-advanced-security"), source("sourcery")],
+            &ExtractOptions::default(),
+        );
+        let s = &x.sources[0];
+        assert_eq!(
+            (s.skipped, s.findings, s.status),
+            (1, 1, SourceState::Ok),
+            "{s:?}"
+        );
+        assert!(x.sources[0]
+            .notes
+            .iter()
+            .any(|n| n.contains(CODE_SCANNING_SURFACE)));
+        assert_eq!(x.sources[1].skipped, 0, "other sources are not blamed");
+    }
+
+    #[test]
+    fn own_sticky_is_never_read_by_adapters() {
+        use crate::api::{IssueComment, Review};
+        let sticky =
+            "<!-- review-bot-ack -->\n## Review consensus\n\nRate limit exceeded by one bot.";
+        let nitpicks = "<!-- review-bot-ack:strict -->\n<details>\n<summary>🧹 Nitpick comments (1)</summary><blockquote>\n\n\
+<details>\n<summary>app/a.py (1)</summary><blockquote>\n\n`3-3`: **Rename x.**\n\nUnclear.\n\n\
+</blockquote></details>\n\n</blockquote></details>";
+        let mut snapshot = PrSnapshot {
+            issue_comments: vec![IssueComment {
+                id: 1,
+                user: bot("coderabbitai[bot]"),
+                body: Some(sticky.into()),
+                ..IssueComment::default()
+            }],
+            reviews: vec![Review {
+                id: 2,
+                user: bot("coderabbitai[bot]"),
+                body: Some(nitpicks.into()),
+                ..Review::default()
+            }],
+            ..PrSnapshot::default()
+        };
+        // An inline comment quoting the marker is still a finding.
+        snapshot.review_comments.push(ReviewComment {
+            id: 6,
+            user: bot("sourcery-ai[bot]"),
+            body: "**issue (bug_risk):** Do not echo `<!-- review-bot-ack -->`.".into(),
+            path: Some("a.py".into()),
+            line: Some(3),
+            ..ReviewComment::default()
+        });
+        let x = extract(
+            &snapshot,
+            &[source("coderabbit"), source("sourcery")],
+            &ExtractOptions::default(),
+        );
+        let cr = &x.sources[0];
+        assert_eq!((cr.findings, cr.coverage), (0, Coverage::Absent), "{cr:?}");
+        assert!(cr.notes.is_empty(), "{cr:?}");
+        assert_eq!(x.sources[1].findings, 1);
     }
 
     #[test]

@@ -4,9 +4,12 @@
 use std::collections::HashMap;
 
 use crate::adapters::common::Identity;
+use crate::adapters::markdown;
 use crate::api::{PrSnapshot, ReviewComment};
 
-/// Phrases in a reply that dispute a finding (matched at a word start, case-insensitive).
+/// Phrases in a reply that dispute a finding (matched at a word start, case-insensitive,
+/// in the author's own prose: quotes and code are masked first). Bare "intended" is too
+/// loose ("the intended fix is..."): only phrases that say the code does what was meant.
 const DISPUTE_PHRASES: &[&str] = &[
     "false positive",
     "not an issue",
@@ -14,9 +17,18 @@ const DISPUTE_PHRASES: &[&str] = &[
     "wont fix",
     "not a bug",
     "by design",
-    "intended",
+    "as intended",
+    "intended behavior",
+    "intended behaviour",
+    "this is intended",
+    "that is intended",
+    "that's intended",
+    "it's intended",
     "disagree",
 ];
+
+/// Words that, shortly before a phrase, turn it around ("doesn't work as intended").
+const NEGATIONS: &[&str] = &["not", "never", "no"];
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ThreadState {
@@ -136,19 +148,61 @@ impl<'a> ThreadIndex<'a> {
     }
 }
 
-/// The first dispute phrase in a reply, if any ("not intended" / "unintended" do not count).
+/// The first dispute phrase in a reply, if any. Only the replier's own prose counts: `>`
+/// quoted text (often the bot's finding) and code are masked; a phrase in a question ("is
+/// this a false positive?") or after a negation ("doesn't work as intended", "not by
+/// design") does not count.
 pub fn dispute_phrase(body: &str) -> Option<&'static str> {
-    let text = body.to_lowercase().replace(['\u{2019}', '\u{2018}'], "'");
+    let prose = markdown::mask_quotes_and_code(&markdown::normalize_newlines(body));
+    // Every offset below indexes `text` itself.
+    let text = prose.to_lowercase().replace(['\u{2019}', '\u{2018}'], "'");
     DISPUTE_PHRASES.iter().copied().find(|phrase| {
         text.match_indices(phrase).any(|(at, _)| {
-            let before = &text[..at];
-            let word_start = before
+            let end = at + phrase.len();
+            let word_start = text[..at]
                 .chars()
                 .next_back()
                 .is_none_or(|c| !c.is_alphanumeric());
-            word_start && !(*phrase == "intended" && before.trim_end().ends_with("not"))
+            word_start && !in_question(&text, end) && !negated(&text, at)
         })
     })
+}
+
+/// Sentence terminators (a line break ends a sentence too: replies are often terse lines).
+fn is_terminator(c: char) -> bool {
+    matches!(c, '.' | '!' | '?' | '\n')
+}
+
+/// The sentence running on from `end` ends with a question mark (a '.' ends a sentence
+/// only before whitespace or the end: "v1.2" does not).
+fn in_question(text: &str, end: usize) -> bool {
+    let rest = &text[end..];
+    let mut chars = rest.chars().peekable();
+    while let Some(c) = chars.next() {
+        let ends = match c {
+            '.' => chars.peek().is_none_or(|n| n.is_whitespace()),
+            c => is_terminator(c),
+        };
+        if ends {
+            return c == '?';
+        }
+    }
+    false
+}
+
+/// One of the three words before `at`, within its sentence, is a negation.
+fn negated(text: &str, at: usize) -> bool {
+    let sentence_start = text[..at]
+        .char_indices()
+        .rev()
+        .find(|(_, c)| is_terminator(*c))
+        .map_or(0, |(i, c)| i + c.len_utf8());
+    text[sentence_start..at]
+        .split(|c: char| !c.is_alphanumeric() && c != '\'')
+        .filter(|w| !w.is_empty())
+        .rev()
+        .take(3)
+        .any(|w| NEGATIONS.contains(&w) || w.ends_with("n't"))
 }
 
 #[cfg(test)]
@@ -165,9 +219,61 @@ mod tests {
             dispute_phrase("Won’t fix, tracked in #9"),
             Some("won't fix")
         );
-        assert_eq!(dispute_phrase("works as intended"), Some("intended"));
+        assert_eq!(dispute_phrase("works as intended"), Some("as intended"));
+        assert_eq!(
+            dispute_phrase("This is intended."),
+            Some("this is intended")
+        );
+        assert_eq!(
+            dispute_phrase("That's the intended behaviour here"),
+            Some("intended behaviour")
+        );
         assert_eq!(dispute_phrase("this was unintended"), None);
         assert_eq!(dispute_phrase("not intended, will fix"), None);
         assert_eq!(dispute_phrase("Good catch, fixing"), None);
+    }
+
+    #[test]
+    fn bare_intended_is_not_a_dispute() {
+        assert_eq!(
+            dispute_phrase("The intended fix is to clamp the value; doing it now."),
+            None
+        );
+        assert_eq!(dispute_phrase("It doesn't work as intended, fixing."), None);
+        assert_eq!(dispute_phrase("Agreed, not by design. Fixing."), None);
+    }
+
+    #[test]
+    fn quoted_bot_text_and_code_do_not_count() {
+        let quoted = "> This may be a false positive in the linter, but the intended behavior \
+is unclear and I disagree with the cast.\n\nGood catch, fixed in abc123.";
+        assert_eq!(dispute_phrase(quoted), None);
+        let lazy = "> Possibly by design, but\nthe cast truncates.\n\nFixed.";
+        assert_eq!(
+            dispute_phrase(lazy),
+            None,
+            "a lazy continuation stays quoted"
+        );
+        let code = "Fixed:\n\n```py\nassert ok, \"false positive\"\n```\nand `# disagree` removed.";
+        assert_eq!(dispute_phrase(code), None);
+        assert_eq!(
+            dispute_phrase("> Off by one.\n\nFalse positive: the range is inclusive."),
+            Some("false positive")
+        );
+    }
+
+    #[test]
+    fn questions_do_not_count() {
+        assert_eq!(dispute_phrase("Is this a false positive?"), None);
+        assert_eq!(dispute_phrase("Hmm, is this by design? Checking."), None);
+        assert_eq!(
+            dispute_phrase("Is this a false positive? No: fixing it."),
+            None
+        );
+        assert_eq!(dispute_phrase("A false positive since v1.2?"), None);
+        assert_eq!(
+            dispute_phrase("Why flag this? It is by design."),
+            Some("by design")
+        );
     }
 }

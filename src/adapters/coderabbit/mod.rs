@@ -6,6 +6,7 @@
 mod parse;
 mod review_body;
 
+use crate::adapters::inline::NOTICE_MAX_BYTES;
 use crate::adapters::taxonomy::NativeCategory;
 use crate::adapters::{
     anchor, category_for, detail_from, markdown, provenance, Activity, Adapter, AdapterOutput,
@@ -74,7 +75,7 @@ impl Adapter for CodeRabbit {
                 continue;
             }
             activity.reviewed(review.commit_id.as_deref());
-            body_items.extend(review_items(review));
+            body_items.extend(review_items(review, &mut out.malformed));
         }
 
         for comment in &snapshot.issue_comments {
@@ -96,20 +97,47 @@ impl Adapter for CodeRabbit {
     }
 }
 
-/// A rate-limit / skip / pause / failure notice (no review happened).
+/// CodeRabbit's hidden notice markers (`<!-- This is an auto-generated comment: rate limited
+/// by coderabbit.ai -->`, `... skip review by coderabbit.ai -->`) and the notice they mark.
+const NOTICE_MARKERS: &[(&str, &str)] = &[
+    ("rate limited by coderabbit.ai", "rate-limit"),
+    ("skip review by coderabbit.ai", "review skipped"),
+];
+
+/// Notice phrases, trusted only in a short body without a marker.
+const NOTICE_PHRASES: &[(&str, &str)] = &[
+    ("rate limit exceeded", "rate-limit"),
+    ("review skipped", "review skipped"),
+    ("reviews paused", "reviews paused"),
+    ("review paused", "reviews paused"),
+    ("review failed", "review failed"),
+];
+
+/// A rate-limit / skip / pause / failure notice (no review happened): a body carrying one of
+/// CodeRabbit's notice markers, or a short one (`NOTICE_MAX_BYTES`) with a notice phrase.
+/// Never a body with finding sections: a review whose nitpick merely mentions "rate limit
+/// exceeded" is a review.
 fn notice_kind(body: &str) -> Option<&'static str> {
-    let lower = body.to_lowercase();
-    if lower.contains("rate limited by coderabbit.ai") || lower.contains("rate limit exceeded") {
-        Some("rate-limit")
-    } else if lower.contains("review skipped") || lower.contains("skip review by coderabbit.ai") {
-        Some("review skipped")
-    } else if lower.contains("reviews paused") || lower.contains("review paused") {
-        Some("reviews paused")
-    } else if lower.contains("review failed") {
-        Some("review failed")
-    } else {
-        None
+    let text = markdown::normalize_newlines(body);
+    let masked = markdown::mask_code(&text);
+    let has_findings = markdown::details_blocks(&text, &masked)
+        .iter()
+        .any(|block| Section::from_summary(&block.summary).is_some());
+    if has_findings {
+        return None;
     }
+    let markers = markdown::html_comments(&text).join("\n").to_lowercase();
+    if let Some((_, kind)) = NOTICE_MARKERS.iter().find(|(m, _)| markers.contains(m)) {
+        return Some(kind);
+    }
+    if body.len() > NOTICE_MAX_BYTES {
+        return None;
+    }
+    let lower = masked.to_lowercase();
+    NOTICE_PHRASES
+        .iter()
+        .find(|(phrase, _)| lower.contains(phrase))
+        .map(|(_, kind)| *kind)
 }
 
 /// Defaults when a label is missing, by where the item was found.
@@ -210,6 +238,59 @@ mod tests {
             id: 136622811,
             kind: "Bot".into(),
         })
+    }
+
+    fn nitpick_body(item: &str) -> String {
+        format!(
+            "**Actionable comments posted: 0**\n\n<details>\n<summary>🧹 Nitpick comments (1)</summary><blockquote>\n\n\
+<details>\n<summary>app/a.py (1)</summary><blockquote>\n\n`3-3`: **{item}**\n\nSee above.\n\n\
+</blockquote></details>\n\n</blockquote></details>"
+        )
+    }
+
+    #[test]
+    fn notices_are_short_or_marked_and_never_have_findings() {
+        assert_eq!(
+            notice_kind("Review failed\n\nThe head commit changed during the review."),
+            Some("review failed")
+        );
+        // A finding that merely mentions a notice phrase, short or long.
+        for phrase in [
+            "rate limit exceeded",
+            "review failed",
+            "review skipped",
+            "reviews paused",
+        ] {
+            let short = nitpick_body(&format!("Handle `{phrase}` from the API ({phrase})."));
+            assert_eq!(notice_kind(&short), None, "{phrase}");
+        }
+        let long_summary = format!(
+            "## Walkthrough\n\n{}\nThe client now retries when the rate limit exceeded error comes back.",
+            "Changes the HTTP client. ".repeat(60)
+        );
+        assert_eq!(notice_kind(&long_summary), None);
+        // A long notice still counts by its marker.
+        let marked = format!(
+            "<!-- This is an auto-generated comment: rate limited by coderabbit.ai -->\n\n> [!WARNING]\n> ## Rate limit exceeded\n\n{}",
+            "Please wait before requesting another review. ".repeat(40)
+        );
+        assert!(marked.len() > NOTICE_MAX_BYTES);
+        assert_eq!(notice_kind(&marked), Some("rate-limit"));
+    }
+
+    #[test]
+    fn nitpicks_mentioning_notice_phrases_are_kept() {
+        let mut snapshot = PrSnapshot::default();
+        snapshot.reviews.push(Review {
+            id: 78,
+            user: cr_user(),
+            body: Some(nitpick_body("Retry when the API says rate limit exceeded.")),
+            ..Review::default()
+        });
+        let out = CodeRabbit.parse(&snapshot, &["coderabbitai[bot]".to_owned()]);
+        assert_eq!(out.findings.len(), 1, "{:?}", out.notes);
+        assert!(out.notes.is_empty(), "{:?}", out.notes);
+        assert_eq!(out.coverage, crate::model::Coverage::Reviewed);
     }
 
     #[test]

@@ -14,7 +14,8 @@ pub(super) struct BodyItem {
     duplicate: bool,
 }
 
-pub(super) fn review_items(review: &Review) -> Vec<BodyItem> {
+/// The review body's finding items; an item that cannot be read adds a reason to `malformed`.
+pub(super) fn review_items(review: &Review, malformed: &mut Vec<String>) -> Vec<BodyItem> {
     let body = markdown::normalize_newlines(review.body.as_deref().unwrap_or(""));
     let text = markdown::unquote_detail_callouts(&body);
     let masked = markdown::mask_code(&text);
@@ -46,8 +47,15 @@ pub(super) fn review_items(review: &Review) -> Vec<BodyItem> {
             } in group_items(&text, group)
             {
                 counter += 1;
-                let Ok(parsed) = parse_body(&item_text) else {
-                    continue;
+                let parsed = match parse_body(&item_text) {
+                    Ok(parsed) => parsed,
+                    Err(reason) => {
+                        malformed.push(format!(
+                            "review {} item {counter} ({file}): {reason}",
+                            review.id
+                        ));
+                        continue;
+                    }
                 };
                 let id = parsed
                     .hidden_id
@@ -244,5 +252,29 @@ mod tests {
         );
         assert_eq!(item_header("`8-8`: **T.**"), Some(((8, 8), " **T.**")));
         assert_eq!(item_header("`notes`: x"), None);
+    }
+
+    #[test]
+    fn unreadable_items_are_reported() {
+        let review = Review {
+            id: 12,
+            body: Some(
+                "<details>\n<summary>🧹 Nitpick comments (2)</summary><blockquote>\n\n\
+<details>\n<summary>app/a.py (2)</summary><blockquote>\n\n\
+`3-3`: <!-- cr-comment:v1:abc -->\n\n---\n\n`9-9`: **Rename x.**\n\nUnclear.\n\n\
+</blockquote></details>\n\n</blockquote></details>"
+                    .into(),
+            ),
+            ..Review::default()
+        };
+        let mut malformed = Vec::new();
+        let items = review_items(&review, &mut malformed);
+        assert_eq!(items.len(), 1);
+        assert_eq!(items[0].finding.title, "Rename x.");
+        assert_eq!(malformed.len(), 1, "the empty item is reported, not lost");
+        assert!(
+            malformed[0].contains("review 12 item 1 (app/a.py)"),
+            "{malformed:?}"
+        );
     }
 }
