@@ -6,7 +6,7 @@
 
 use crate::adapters::inline;
 use crate::adapters::taxonomy::NativeCategory;
-use crate::adapters::{markdown, Activity, Adapter, AdapterOutput, Identity};
+use crate::adapters::{bot_name, markdown, Activity, Adapter, AdapterOutput, Identity};
 use crate::api::PrSnapshot;
 use crate::model::Severity;
 
@@ -20,6 +20,10 @@ impl Adapter for Generic {
     /// None: the generic adapter reads only the logins the user maps to it.
     fn default_logins(&self) -> &'static [&'static str] {
         &[]
+    }
+
+    fn source_per_login(&self) -> bool {
+        true
     }
 
     fn parse(&self, snapshot: &PrSnapshot, logins: &[String]) -> AdapterOutput {
@@ -58,12 +62,6 @@ impl Adapter for Generic {
         out.coverage = activity.coverage();
         out
     }
-}
-
-/// `my-bot[bot]` -> `my-bot`.
-fn bot_name(login: &str) -> String {
-    let login = login.trim();
-    login.strip_suffix("[bot]").unwrap_or(login).to_owned()
 }
 
 /// The body without `Severity: high` / `Priority: P1` label lines (they are not the title).
@@ -202,10 +200,35 @@ mod tests {
         );
         assert!(extraction.findings[1].nitpick);
         let status = &extraction.sources[0];
-        assert_eq!(status.bot, "generic");
+        assert_eq!(status.bot, "acme-reviewer");
         assert_eq!(status.status, SourceState::Ok);
         assert_eq!(status.coverage, Coverage::Reviewed);
         assert_eq!(status.skipped, 1);
+    }
+
+    /// Two unrelated bots mapped to `generic` are two sources, so agreement between them
+    /// is measured against a denominator that counts both.
+    #[test]
+    fn each_mapped_login_is_a_source_of_its_own() {
+        let extraction = fixture::extract_one(
+            "generic",
+            &["acme-reviewer[bot]", "other-reviewer[bot]"],
+            "bots/generic",
+            &ExtractOptions::default(),
+        );
+        let sources: Vec<_> = extraction
+            .sources
+            .iter()
+            .map(|s| (s.bot.as_str(), s.coverage))
+            .collect();
+        assert_eq!(
+            sources,
+            [
+                ("acme-reviewer", Coverage::Reviewed),
+                ("other-reviewer", Coverage::Absent)
+            ]
+        );
+        assert!(extraction.findings.iter().all(|f| f.bot == "acme-reviewer"));
     }
 
     #[test]

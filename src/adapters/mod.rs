@@ -20,6 +20,13 @@ mod threads;
 mod codex;
 mod cursor_bugbot;
 mod deepsource;
+
+/// `my-bot[bot]` -> `my-bot`: the name a login's findings and status carry.
+pub(crate) fn bot_name(login: &str) -> String {
+    let login = login.trim();
+    login.strip_suffix("[bot]").unwrap_or(login).to_owned()
+}
+
 #[cfg(test)]
 mod fixture;
 mod gemini;
@@ -102,6 +109,11 @@ pub trait Adapter: Sync {
     /// (objects without an author, such as code-scanning alerts).
     fn owned_surfaces(&self) -> &'static [&'static str] {
         &[]
+    }
+    /// Each login is a bot of its own, named after the login (the `generic` adapter: two
+    /// unrelated bots mapped to it must count as two in the agreement denominator).
+    fn source_per_login(&self) -> bool {
+        false
     }
     /// Read the bot's objects of one PR. `logins` is never empty (defaults filled in).
     fn parse(&self, snapshot: &PrSnapshot, logins: &[String]) -> AdapterOutput;
@@ -209,16 +221,28 @@ pub fn extract(
         } else {
             source.logins.clone()
         };
-        let identity = Identity::new(&logins, adapter.user_ids());
-        let output = adapter.parse(snapshot, &logins);
-        let owner = Owner {
-            identity: &identity,
-            surfaces: adapter.owned_surfaces(),
+        let runs: Vec<(String, Vec<String>)> = if adapter.source_per_login() && !logins.is_empty() {
+            logins
+                .into_iter()
+                .map(|login| (bot_name(&login), vec![login]))
+                .collect()
+        } else {
+            vec![(adapter.id().to_owned(), logins)]
         };
-        let (kept, status) =
-            finish_source(adapter.id(), output, snapshot, &threads, &owner, options);
-        findings.extend(kept);
-        statuses.push(status);
+        for (name, logins) in runs {
+            let identity = Identity::new(&logins, adapter.user_ids());
+            let mut output = adapter.parse(snapshot, &logins);
+            for finding in &mut output.findings {
+                finding.bot.clone_from(&name);
+            }
+            let owner = Owner {
+                identity: &identity,
+                surfaces: adapter.owned_surfaces(),
+            };
+            let (kept, status) = finish_source(&name, output, snapshot, &threads, &owner, options);
+            findings.extend(kept);
+            statuses.push(status);
+        }
     }
     Extraction {
         findings,
