@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 const BIN: &str = env!("CARGO_BIN_EXE_review-consensus");
-const FAKE_TOKEN: &str = "ghs_FAKEfakeFAKEfake0123456789token";
+const FAKE_TOKEN: &str = "fake-cli-token-FAKEfakeFAKE0123456789";
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -11,7 +11,7 @@ use secrecy::SecretString;
 pub use fake::{FakeBuilder, FakeGitHub, PrData};
 
 /// A token that must never show up in any output.
-pub const TOKEN: &str = "ghs_TESTTOKENtesttoken0123456789abcdef";
+pub const TOKEN: &str = "fake-test-token-TESTTOKEN0123456789abcdef";
 
 /// Retries with millisecond waits (the waits' logic has unit tests).
 pub fn fast_retry() -> RetryPolicy {
