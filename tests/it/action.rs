@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use wiremock::ResponseTemplate;
 
-use crate::support::{ActionRun, FakeBuilder, FakeGitHub, PrData, TOKEN};
+use crate::support::{api_error, read_only, ActionRun, FakeBuilder, FakeGitHub, PrData, TOKEN};
 
 const MARKER: &str = "<!-- review-bot-ack -->";
 
@@ -222,8 +222,7 @@ async fn a_secondary_rate_limit_honours_retry_after() {
 #[tokio::test]
 async fn a_403_on_the_comment_falls_back_to_the_job_summary() {
     let data = PrData::fixture("pr-101-three-bots");
-    let forbidden = ResponseTemplate::new(403)
-        .set_body_json(json!({"message": "Resource not accessible by integration"}));
+    let forbidden = read_only();
     let fake = FakeBuilder::new(data.clone())
         .fault(
             "POST",
@@ -409,8 +408,7 @@ async fn many_findings_with_a_check_name_send_annotations_fifty_at_a_time() {
 #[tokio::test]
 async fn a_missing_checks_permission_is_a_warning() {
     let data = PrData::fixture("pr-101-three-bots");
-    let forbidden = ResponseTemplate::new(403)
-        .set_body_json(json!({"message": "Resource not accessible by integration"}));
+    let forbidden = read_only();
     let fake = FakeBuilder::new(data.clone())
         .fault("POST", "/repos/acme/payments-api/check-runs", forbidden, 1)
         .start()
@@ -428,7 +426,7 @@ async fn a_failed_check_run_still_writes_the_outputs_of_the_comment_written() {
         .fault(
             "POST",
             "/repos/acme/payments-api/check-runs",
-            ResponseTemplate::new(500).set_body_json(json!({"message": "Server Error"})),
+            api_error(500, "Server Error"),
             1,
         )
         .start()
@@ -500,7 +498,7 @@ async fn a_404_on_the_comment_write_is_a_read_only_token() {
         .fault(
             "POST",
             "/repos/acme/payments-api/issues/101/comments",
-            ResponseTemplate::new(404).set_body_json(json!({"message": "Not Found"})),
+            api_error(404, "Not Found"),
             1,
         )
         .start()
@@ -533,8 +531,7 @@ async fn writes_are_spaced_by_the_env_knob() {
 #[tokio::test]
 async fn the_token_never_appears_in_any_output() {
     let data = PrData::fixture("pr-101-three-bots");
-    let forbidden = ResponseTemplate::new(403)
-        .set_body_json(json!({"message": "Resource not accessible by integration"}));
+    let forbidden = read_only();
     let fake = FakeBuilder::new(data.clone())
         .fault("POST", "/repos/acme/payments-api/check-runs", forbidden, 1)
         .start()

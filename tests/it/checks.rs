@@ -2,9 +2,8 @@
 
 use review_consensus::github::checks::{publish_check_run, CheckRunSpec};
 use serde_json::json;
-use wiremock::ResponseTemplate;
 
-use crate::support::{client, target, FakeBuilder, PrData};
+use crate::support::{client, read_only, target, FakeBuilder, PrData};
 
 fn annotations(n: usize) -> Vec<serde_json::Value> {
     (0..n)
@@ -68,8 +67,7 @@ async fn few_annotations_need_one_request() {
 #[tokio::test]
 async fn missing_checks_write_is_a_403() {
     let data = PrData::fixture("pr-101-three-bots");
-    let forbidden = ResponseTemplate::new(403)
-        .set_body_json(json!({"message": "Resource not accessible by integration"}));
+    let forbidden = read_only();
     let fake = FakeBuilder::new(data.clone())
         .fault("POST", "/repos/acme/payments-api/check-runs", forbidden, 1)
         .start()

@@ -6,7 +6,7 @@ use review_consensus::render::markdown::MARKER;
 use serde_json::{json, Value};
 use wiremock::ResponseTemplate;
 
-use crate::support::{client, target, FakeBuilder, PrData};
+use crate::support::{client, read_only, target, FakeBuilder, PrData};
 
 fn body(text: &str) -> String {
     format!("{MARKER}\n{text}")
@@ -192,8 +192,7 @@ async fn headers_keep_separate_stickies() {
 #[tokio::test]
 async fn a_403_on_create_is_recognised_as_read_only() {
     let data = PrData::fixture("pr-101-three-bots");
-    let forbidden = ResponseTemplate::new(403)
-        .set_body_json(json!({"message": "Resource not accessible by integration"}));
+    let forbidden = read_only();
     let fake = FakeBuilder::new(data.clone())
         .fault(
             "POST",

@@ -14,6 +14,16 @@ pub use fake::{FakeBuilder, FakeGitHub, PrData};
 pub const TOKEN: &str = "fake-test-token-TESTTOKEN0123456789abcdef";
 
 /// Retries with millisecond waits (the waits' logic has unit tests).
+/// An error answer in GitHub's shape: a status and `{"message": ...}`.
+pub fn api_error(status: u16, message: &str) -> wiremock::ResponseTemplate {
+    wiremock::ResponseTemplate::new(status).set_body_json(serde_json::json!({ "message": message }))
+}
+
+/// What GitHub answers a write from a token that cannot write (a fork PR's token).
+pub fn read_only() -> wiremock::ResponseTemplate {
+    api_error(403, "Resource not accessible by integration")
+}
+
 pub fn fast_retry() -> RetryPolicy {
     RetryPolicy {
         max_attempts: 4,
