@@ -3,23 +3,21 @@
 //! the configured adapters and applies what is common to all: thread state (resolved /
 //! outdated), disputes in reply threads, unreadable objects and the source's status.
 //!
-//! Adding a bot: one file implementing `Adapter`, one line in `REGISTRY`, a fixture test.
-//! See docs/adapters.md.
+//! Layout: `bots/` holds one file per bot and the registry (`bots/mod.rs`), `read/` the
+//! readers they share, `sarif.rs` SARIF files as extra sources. Adding a bot: one file in
+//! `bots/`, one line in its registry, a fixture test (docs/adapters.md).
 
-pub mod markdown;
-pub mod taxonomy;
+mod bots;
+#[cfg(test)]
+mod fixture;
+pub mod read;
+pub mod sarif;
 
-mod coderabbit;
-mod common;
-mod copilot;
-mod gh_advanced_security;
-mod sourcery;
-mod threads;
-
-// Adapters of the adapters-more branch (and their private helpers).
-mod codex;
-mod cursor_bugbot;
-mod deepsource;
+pub use read::common::{
+    anchor, category_for, detail_after_title, detail_from, is_own_sticky, provenance, Activity,
+    Anchor, Identity, DETAIL_CHARS, TITLE_CHARS,
+};
+pub use read::{markdown, taxonomy};
 
 /// `my-bot[bot]` -> `my-bot`: the name a login's findings and status carry.
 pub(crate) fn bot_name(login: &str) -> String {
@@ -27,26 +25,11 @@ pub(crate) fn bot_name(login: &str) -> String {
     login.strip_suffix("[bot]").unwrap_or(login).to_owned()
 }
 
-#[cfg(test)]
-mod fixture;
-mod gemini;
-mod generic;
-mod greptile;
-mod html;
-mod inline;
-mod qodo;
-pub mod sarif;
-
-pub use common::{
-    anchor, category_for, detail_after_title, detail_from, is_own_sticky, provenance, Activity,
-    Anchor, Identity, DETAIL_CHARS, TITLE_CHARS,
-};
-
 use std::borrow::Cow;
 
 use crate::api::PrSnapshot;
 use crate::model::{Coverage, Dispute, NormalizedFinding, SourceState, SourceStatus};
-use threads::ThreadIndex;
+use read::threads::ThreadIndex;
 
 /// One configured bot source: which adapter reads it and under which logins.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -119,28 +102,13 @@ pub trait Adapter: Sync {
     fn parse(&self, snapshot: &PrSnapshot, logins: &[String]) -> AdapterOutput;
 }
 
-/// Every built-in adapter. Add a bot: one file, one line here.
-static REGISTRY: &[&dyn Adapter] = &[
-    &coderabbit::CodeRabbit,
-    &sourcery::Sourcery,
-    &gh_advanced_security::GhAdvancedSecurity,
-    &copilot::Copilot,
-    &gemini::Gemini,
-    &qodo::Qodo,
-    &cursor_bugbot::CursorBugbot,
-    &greptile::Greptile,
-    &codex::Codex,
-    &deepsource::DeepSource,
-    &generic::Generic,
-];
-
 /// The registered adapters, in registry order.
 pub fn registry() -> &'static [&'static dyn Adapter] {
-    REGISTRY
+    bots::REGISTRY
 }
 
 fn find_adapter(id: &str) -> Option<&'static dyn Adapter> {
-    REGISTRY.iter().copied().find(|a| a.id() == id)
+    bots::REGISTRY.iter().copied().find(|a| a.id() == id)
 }
 
 /// The findings of all configured sources and each source's status.
@@ -153,7 +121,7 @@ pub struct Extraction {
 /// Every built-in adapter with its default logins (the `bots` input's default). Adapters
 /// without default logins (`generic`) only run when mapped to a login.
 pub fn default_sources() -> Vec<SourceConfig> {
-    REGISTRY
+    bots::REGISTRY
         .iter()
         .filter(|a| !a.default_logins().is_empty())
         .map(|a| SourceConfig {

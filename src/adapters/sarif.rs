@@ -10,8 +10,9 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
-use crate::adapters::taxonomy::{self, NativeCategory};
-use crate::adapters::{markdown, DETAIL_CHARS};
+use crate::adapters::read::markdown;
+use crate::adapters::read::taxonomy::{self, NativeCategory};
+use crate::adapters::DETAIL_CHARS;
 #[cfg(test)]
 use crate::model::CategorySource;
 use crate::model::{Category, NormalizedFinding, Provenance, Severity};

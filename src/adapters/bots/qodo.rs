@@ -11,11 +11,10 @@
 //!   inline twins `1\. Title` of the same items; a twin and its item are one finding.
 //! - The `PR Reviewer Guide 🔍` has no file paths (only diff hashes): not read as findings.
 
-use crate::adapters::inline;
-use crate::adapters::taxonomy::NativeCategory;
-use crate::adapters::{
-    category_for, html, markdown, Activity, Adapter, AdapterOutput, Identity, DETAIL_CHARS,
-};
+use crate::adapters::read::inline;
+use crate::adapters::read::taxonomy::NativeCategory;
+use crate::adapters::read::{html, markdown};
+use crate::adapters::{category_for, Activity, Adapter, AdapterOutput, Identity, DETAIL_CHARS};
 use crate::api::{IssueComment, PrSnapshot};
 use crate::model::{Category, NormalizedFinding, Provenance, Severity};
 

@@ -4,7 +4,8 @@
 
 use super::parse::parse_body;
 use super::{build, Section};
-use crate::adapters::{markdown, AdapterOutput};
+use crate::adapters::read::markdown;
+use crate::adapters::AdapterOutput;
 use crate::api::Review;
 use crate::model::{NormalizedFinding, Provenance};
 

@@ -5,8 +5,8 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::adapters::markdown;
-use crate::adapters::taxonomy::{self, NativeCategory};
+use crate::adapters::read::markdown;
+use crate::adapters::read::taxonomy::{self, NativeCategory};
 use crate::adapters::{
     anchor, category_for, detail_from, provenance, Activity, Adapter, AdapterOutput, Identity,
 };

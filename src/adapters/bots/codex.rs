@@ -3,9 +3,10 @@
 //! `**<sub><sub>![P1 Badge](https://img.shields.io/badge/P1-orange?style=flat)</sub></sub>  Title**`
 //! (P0 critical … P3 low), then prose and the `Useful? React with 👍 / 👎.` footer.
 
-use crate::adapters::inline;
-use crate::adapters::taxonomy::{self, NativeCategory};
-use crate::adapters::{html, markdown, Activity, Adapter, AdapterOutput, Identity};
+use crate::adapters::read::inline;
+use crate::adapters::read::taxonomy::{self, NativeCategory};
+use crate::adapters::read::{html, markdown};
+use crate::adapters::{Activity, Adapter, AdapterOutput, Identity};
 use crate::api::PrSnapshot;
 use crate::model::Severity;
 

@@ -3,7 +3,7 @@
 //! comments, anchor them, record which commits the bot reviewed, and turn each body into a
 //! finding or a "skipped" reason. Each adapter supplies only the body reader.
 
-use crate::adapters::taxonomy::NativeCategory;
+use crate::adapters::read::taxonomy::NativeCategory;
 use crate::adapters::{
     anchor, category_for, detail_from, provenance, Activity, AdapterOutput, Anchor, Identity,
 };
@@ -119,7 +119,7 @@ pub(crate) fn finding(
 
 /// The title of prose without a title line: its first sentence, plain, at most 120 chars.
 pub(crate) fn sentence_title(markdown_text: &str) -> Option<String> {
-    use crate::adapters::markdown;
+    use crate::adapters::read::markdown;
     let visible = markdown::strip_hidden(markdown_text);
     let first = markdown::paragraphs(&visible, true).into_iter().next()?;
     let sentence = markdown::first_sentence(&first).replace('`', "");

@@ -5,9 +5,10 @@
 //! -> critical/high/low; the category image is a strong native category. "Found N issues"
 //! summary comments are not findings.
 
-use crate::adapters::inline;
-use crate::adapters::taxonomy::NativeCategory;
-use crate::adapters::{html, markdown, Activity, Adapter, AdapterOutput, Identity};
+use crate::adapters::read::inline;
+use crate::adapters::read::taxonomy::NativeCategory;
+use crate::adapters::read::{html, markdown};
+use crate::adapters::{Activity, Adapter, AdapterOutput, Identity};
 use crate::api::PrSnapshot;
 use crate::model::{Category, Severity};
 

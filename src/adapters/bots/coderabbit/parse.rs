@@ -1,7 +1,7 @@
 //! One CodeRabbit comment body (inline, or one review-body item) taken apart: the label
 //! spans, the bold title, the explanation, the hidden id and the addressed marker.
 
-use crate::adapters::markdown;
+use crate::adapters::read::markdown;
 use crate::model::{Category, Severity};
 
 /// What the `_…_ | _…_` label spans say.

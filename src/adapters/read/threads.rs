@@ -3,8 +3,8 @@
 
 use std::collections::HashMap;
 
-use crate::adapters::common::Identity;
-use crate::adapters::markdown;
+use crate::adapters::read::common::Identity;
+use crate::adapters::read::markdown;
 use crate::api::{PrSnapshot, ReviewComment};
 
 /// Phrases in a reply that dispute a finding (matched at a word start, case-insensitive,

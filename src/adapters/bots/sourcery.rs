@@ -2,11 +2,12 @@
 //! bodies (verdicts, the AI-prompt digest that repeats the inline comments, budget notices)
 //! and the Reviewer's Guide are not findings. Formats: docs/bot-formats.md section 2.
 
-use crate::adapters::taxonomy::NativeCategory;
+use crate::adapters::read::taxonomy::NativeCategory;
+use crate::adapters::read::{inline, markdown};
+use crate::adapters::Anchor;
 use crate::adapters::{
     category_for, detail_from, provenance, Activity, Adapter, AdapterOutput, Identity,
 };
-use crate::adapters::{inline, markdown, Anchor};
 use crate::api::{PrSnapshot, ReviewComment};
 use crate::model::{Category, NormalizedFinding, Severity};
 

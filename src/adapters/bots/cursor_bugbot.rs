@@ -6,10 +6,10 @@
 
 use std::collections::HashMap;
 
-use crate::adapters::html::between;
-use crate::adapters::inline;
-use crate::adapters::markdown;
-use crate::adapters::taxonomy::NativeCategory;
+use crate::adapters::read::html::between;
+use crate::adapters::read::inline;
+use crate::adapters::read::markdown;
+use crate::adapters::read::taxonomy::NativeCategory;
 use crate::adapters::{Activity, Adapter, AdapterOutput, Identity};
 use crate::api::PrSnapshot;
 use crate::model::{Category, NormalizedFinding, Severity};

@@ -4,9 +4,10 @@
 //! comment's opening (a `Severity: high` line, a leading `**Critical:**`, `Nit:`…), else
 //! medium; the category from the taxonomy (path rules, then keywords).
 
-use crate::adapters::inline;
-use crate::adapters::taxonomy::NativeCategory;
-use crate::adapters::{bot_name, markdown, Activity, Adapter, AdapterOutput, Identity};
+use crate::adapters::read::inline;
+use crate::adapters::read::markdown;
+use crate::adapters::read::taxonomy::NativeCategory;
+use crate::adapters::{bot_name, Activity, Adapter, AdapterOutput, Identity};
 use crate::api::PrSnapshot;
 use crate::model::Severity;
 

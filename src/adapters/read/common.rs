@@ -1,8 +1,8 @@
 //! Pieces every adapter uses: who a bot is, where an inline comment points, provenance,
 //! coverage bookkeeping and category resolution on prose.
 
-use crate::adapters::markdown;
-use crate::adapters::taxonomy::{self, NativeCategory};
+use crate::adapters::read::markdown;
+use crate::adapters::read::taxonomy::{self, NativeCategory};
 use crate::api::{ReviewComment, User};
 use crate::model::{Category, CategorySource, Coverage, Provenance};
 

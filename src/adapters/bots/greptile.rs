@@ -4,9 +4,10 @@
 //! `**logic:**`, `**style:**`, `**syntax:**`. The `Greptile Summary` issue comment (with its
 //! PR-level confidence score) is not a finding.
 
-use crate::adapters::inline;
-use crate::adapters::taxonomy::{self, NativeCategory};
-use crate::adapters::{html, markdown, Activity, Adapter, AdapterOutput, Identity};
+use crate::adapters::read::inline;
+use crate::adapters::read::taxonomy::{self, NativeCategory};
+use crate::adapters::read::{html, markdown};
+use crate::adapters::{Activity, Adapter, AdapterOutput, Identity};
 use crate::api::PrSnapshot;
 use crate::model::{Category, Severity};
 

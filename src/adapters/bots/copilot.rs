@@ -4,11 +4,12 @@
 //! body's "Comments suppressed due to low confidence" entries are findings (low, confidence
 //! 0.5); the rest of the overview is not. Formats: docs/bot-formats.md section 5.
 
-use crate::adapters::taxonomy::{self, NativeCategory};
+use crate::adapters::read::taxonomy::{self, NativeCategory};
+use crate::adapters::read::{inline, markdown};
+use crate::adapters::Anchor;
 use crate::adapters::{
     category_for, detail_after_title, provenance, Activity, Adapter, AdapterOutput, Identity,
 };
-use crate::adapters::{inline, markdown, Anchor};
 use crate::api::{PrSnapshot, Review, ReviewComment};
 use crate::model::{NormalizedFinding, Provenance, Severity};
 

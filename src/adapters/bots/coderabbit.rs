@@ -6,11 +6,11 @@
 mod parse;
 mod review_body;
 
-use crate::adapters::inline::NOTICE_MAX_BYTES;
-use crate::adapters::taxonomy::NativeCategory;
+use crate::adapters::read::inline::NOTICE_MAX_BYTES;
+use crate::adapters::read::markdown;
+use crate::adapters::read::taxonomy::NativeCategory;
 use crate::adapters::{
-    anchor, category_for, detail_from, markdown, provenance, Activity, Adapter, AdapterOutput,
-    Identity,
+    anchor, category_for, detail_from, provenance, Activity, Adapter, AdapterOutput, Identity,
 };
 use crate::api::{PrSnapshot, ReviewComment};
 use crate::model::{Category, CategorySource, NormalizedFinding, Severity};

@@ -4,9 +4,9 @@
 //! the first sentence of the prose is the title. The summary (issue comment or review) and the
 //! `## Code Review` overview review carry no per-line findings and are never read.
 
-use crate::adapters::inline;
-use crate::adapters::markdown;
-use crate::adapters::taxonomy::NativeCategory;
+use crate::adapters::read::inline;
+use crate::adapters::read::markdown;
+use crate::adapters::read::taxonomy::NativeCategory;
 use crate::adapters::{Activity, Adapter, AdapterOutput, Identity};
 use crate::api::PrSnapshot;
 use crate::model::Severity;
