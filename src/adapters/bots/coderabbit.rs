@@ -1,13 +1,15 @@
 //! CodeRabbit (`coderabbitai[bot]`): inline comments (three label generations), findings in
 //! review bodies (Nitpick / Outside diff range / severity overflow / Duplicate sections),
-//! addressed/withdrawn markers. Walkthroughs, notices, AI-prompt digests, review info and
-//! "Additional comments" are not findings. Formats: docs/bot-formats.md section 1.
+//! addressed/withdrawn markers (hidden, or the visible `✅ Addressed in commit …` line), and
+//! the walkthrough's ❌ linked-issue objectives (PR-level). The rest of the walkthrough,
+//! notices, AI-prompt digests, review info and "Additional comments" are not findings.
+//! Formats: docs/bot-formats.md section 1.
 
 mod parse;
 mod review_body;
 
 use crate::adapters::read::inline::NOTICE_MAX_BYTES;
-use crate::adapters::read::markdown;
+use crate::adapters::read::{linked_issues, markdown};
 use crate::adapters::read::taxonomy::NativeCategory;
 use crate::adapters::{
     anchor, category_for, detail_from, provenance, Activity, Adapter, AdapterOutput, Identity,
@@ -83,11 +85,19 @@ impl Adapter for CodeRabbit {
                 continue;
             }
             out.readable += 1;
+            let body = comment.body.as_deref().unwrap_or("");
             // Notices carry the walkthrough marker too: classify them first.
-            if let Some(notice) = notice_kind(comment.body.as_deref().unwrap_or("")) {
+            if let Some(notice) = notice_kind(body) {
                 activity.declined();
                 out.notes
                     .push(format!("issue comment {}: {notice} notice", comment.id));
+                continue;
+            }
+            // The walkthrough's "Assessment against linked issues": ❌ rows are PR-level.
+            for unmet in linked_issues::unmet_objectives(body) {
+                let finding =
+                    linked_issues::finding(ID, comment.id, comment.html_url.as_deref(), &unmet);
+                out.findings.push(finding);
             }
         }
 
