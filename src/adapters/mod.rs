@@ -98,6 +98,11 @@ pub trait Adapter: Sync {
     fn source_per_login(&self) -> bool {
         false
     }
+    /// The service has shut down (Korbit): its old comments are read only when `bots`
+    /// lists it, never by default.
+    fn retired(&self) -> bool {
+        false
+    }
     /// Read the bot's objects of one PR. `logins` is never empty (defaults filled in).
     fn parse(&self, snapshot: &PrSnapshot, logins: &[String]) -> AdapterOutput;
 }
@@ -118,12 +123,13 @@ pub struct Extraction {
     pub sources: Vec<SourceStatus>,
 }
 
-/// Every built-in adapter with its default logins (the `bots` input's default). Adapters
-/// without default logins (`generic`) only run when mapped to a login.
+/// Every built-in adapter the `bots` default considers, with its default logins: all but
+/// the retired ones and those without default logins (`generic` runs only when mapped to a
+/// login). The default then keeps those that posted on the PR (`BotSelection::Posted`).
 pub fn default_sources() -> Vec<SourceConfig> {
     bots::REGISTRY
         .iter()
-        .filter(|a| !a.default_logins().is_empty())
+        .filter(|a| !a.default_logins().is_empty() && !a.retired())
         .map(|a| SourceConfig {
             adapter: a.id().to_owned(),
             logins: Vec::new(),
