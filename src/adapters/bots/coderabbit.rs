@@ -121,6 +121,8 @@ const NOTICE_PHRASES: &[(&str, &str)] = &[
     ("reviews paused", "reviews paused"),
     ("review paused", "reviews paused"),
     ("review failed", "review failed"),
+    ("review limit reached", "rate-limit"),
+    ("reached your pr review limit", "rate-limit"),
 ];
 
 /// A rate-limit / skip / pause / failure notice (no review happened): a body carrying one of
