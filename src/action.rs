@@ -422,8 +422,12 @@ mod tests {
 
     #[test]
     fn outputs_carry_every_contract_name() {
-        let outcome =
-            pipeline::analyze(None, &[], Vec::new(), &pipeline::AnalysisOptions::default());
+        let outcome = pipeline::analyze(
+            None,
+            &crate::adapters::BotSelection::default(),
+            Vec::new(),
+            &pipeline::AnalysisOptions::default(),
+        );
         let published = Published {
             comment_id: Some(7),
             comment_url: Some("https://x/7".to_owned()),

@@ -1,7 +1,7 @@
 //! The pure middle of the pipeline, shared by the action, `run`, `render` and `demo`:
 //! adapters -> consensus -> synthesis -> gate, giving one `Outcome`.
 
-use crate::adapters::{self, ExtractOptions, SourceConfig};
+use crate::adapters::{self, BotSelection, ExtractOptions};
 use crate::api::PrSnapshot;
 use crate::consensus::{self, ConsensusOptions};
 use crate::gate;
@@ -65,16 +65,18 @@ pub struct AnalysisOptions {
 }
 
 /// Run adapters (when there is a PR snapshot), add extra sources, then the engine and gate.
+/// `bots` is resolved on the snapshot (`adapters::extract_selected`), so the action and
+/// `render` on its saved folder read the same sources.
 pub fn analyze(
     snapshot: Option<&PrSnapshot>,
-    sources: &[SourceConfig],
+    bots: &BotSelection,
     extra: Vec<ExtraSource>,
     options: &AnalysisOptions,
 ) -> Outcome {
     let mut findings = Vec::new();
     let mut statuses = Vec::new();
     if let Some(snapshot) = snapshot {
-        let extraction = adapters::extract(snapshot, sources, &options.extract);
+        let extraction = adapters::extract_selected(snapshot, bots, &options.extract);
         findings.extend(extraction.findings);
         statuses.extend(extraction.sources);
     }
@@ -178,7 +180,7 @@ mod tests {
         );
         let outcome = analyze(
             None,
-            &[],
+            &BotSelection::default(),
             vec![python, js, reviewer],
             &AnalysisOptions::default(),
         );
@@ -205,7 +207,12 @@ mod tests {
             ExtraSource::ok("beta", Vec::new()),
             ExtraSource::ok("gamma", Vec::new()),
         ];
-        let outcome = analyze(None, &[], extra, &AnalysisOptions::default());
+        let outcome = analyze(
+            None,
+            &BotSelection::default(),
+            extra,
+            &AnalysisOptions::default(),
+        );
         assert_eq!(outcome.findings.len(), 1);
         assert!(outcome.findings[0].suppressed);
 
@@ -214,7 +221,12 @@ mod tests {
             "alpha",
             vec![finding("alpha", "n", Severity::Low, "style")],
         )];
-        let outcome = analyze(None, &[], alone, &AnalysisOptions::default());
+        let outcome = analyze(
+            None,
+            &BotSelection::default(),
+            alone,
+            &AnalysisOptions::default(),
+        );
         assert!(!outcome.findings[0].suppressed);
     }
 }
