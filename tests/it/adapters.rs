@@ -692,6 +692,12 @@ mod never_panics {
                 "rate limited by coderabbit.ai", "Sorry @x, this account has used its review budget",
                 "<!-- review-bot-ack -->", "Also applies to: 1-2, 5", "![high](https://x/high-priority.svg)",
                 "| a | b |\n|---|---|\n", "<table><tr><td>", "    indented code\n", "- item\n", "1. ",
+                "## Assessment against linked issues\n\n", "| Objective | Addressed | Explanation |\n|---|---|---|\n", "| x (#1) | ❌ | y |\n",
+                "| Issue | Objective | Addressed |\n", "✅ Addressed in commit abc1234", "✅ Confirmed as addressed by @x",
+                "<!-- ccr-overview-v2 -->\n", "### 🟡 Changes recommended\n", "**Findings:** 2 ", "<summary><strong>Open (1)</strong></summary>",
+                "<summary><strong>Previously missed (1)</strong></summary>", "<summary><strong>Resolved since last review (1)</strong></summary>",
+                "(#discussion_r42)", "<img alt=\"High severity\" src=\"x/copilot-code-review/high-v2-light.png\">", "`app/x.py:7`",
+                "<h2>Greptile Overview</h2>", "Last reviewed commit: [x](https://x/commit/c0ffee0)",
             ]).prop_map(str::to_owned),
         ]
     }

@@ -121,7 +121,8 @@ fn suggestion(body: &str) -> Result<(String, Option<String>), String> {
 /// minor -> medium, ...
 fn severity_level(body: &str) -> Option<Severity> {
     let plain = html::strip_tags(&markdown::mask_code(body));
-    let lower = plain.to_lowercase();
+    // ASCII lowering keeps byte offsets: `at` slices `plain`.
+    let lower = plain.to_ascii_lowercase();
     let at = lower.find("severity level:")? + "severity level:".len();
     let word = plain[at..].split_whitespace().next()?;
     taxonomy::severity_word(word)
@@ -171,6 +172,11 @@ mod tests {
         assert_eq!(severity_level(body), Some(Severity::High));
         assert_eq!(severity_level("Severity Level: Critical 🚨"), Some(Severity::Critical));
         assert_eq!(severity_level("`Severity Level: Minor`"), None, "code is not a label");
+        assert_eq!(
+            severity_level("İİİ \u{212A}\u{212A} Severity Level: Minor"),
+            Some(Severity::Medium),
+            "case changes that resize characters do not shift the label"
+        );
         assert!(suggestion("**Suggestion:**  [tag]").is_err());
         assert_eq!(tag_category("type error").weak, Some(Category::Bug));
         assert_eq!(tag_category("security").strong, Some(Category::Security));
