@@ -402,4 +402,42 @@ mod tests {
             assert_eq!(found[0].detail, "", "{prefix}");
         }
     }
+
+    /// Two 2026 overviews: the later one moves a finding to "Resolved since last review"
+    /// and adds a "Previously missed" one; the inline comments take their listed severity.
+    #[test]
+    fn v2_overviews_over_a_push() {
+        use crate::adapters::{fixture, ExtractOptions};
+        let out = fixture::parse(&Copilot, "bots/copilot");
+        let got: Vec<_> = out
+            .findings
+            .iter()
+            .map(|f| (f.finding_id.as_str(), f.evidence.line, f.severity))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("3120000001", Some(45), Severity::High),
+                ("3120000002", Some(60), Severity::Medium),
+                ("3120000003", Some(41), Severity::High),
+                ("review-4120000002-missed-1", Some(18), Severity::High),
+            ]
+        );
+        assert_eq!(out.withdrawn, vec!["3120000003".to_owned()]);
+        assert_eq!(out.coverage, crate::model::Coverage::Reviewed);
+
+        let x = fixture::extract_one("copilot", &[], "bots/copilot", &ExtractOptions::default());
+        let ids: Vec<_> = x.findings.iter().map(|f| f.finding_id.as_str()).collect();
+        assert_eq!(
+            ids,
+            ["3120000001", "3120000002", "review-4120000002-missed-1"],
+            "the resolved finding is not counted"
+        );
+        let missed = &x.findings[2];
+        assert_eq!(
+            (missed.evidence.file.as_str(), missed.category.as_str()),
+            ("app/webhooks/verify.py", "security")
+        );
+        assert!(x.sources[0].notes.iter().any(|n| n.contains("1 resolved")));
+    }
 }
