@@ -9,8 +9,8 @@ mod parse;
 mod review_body;
 
 use crate::adapters::read::inline::NOTICE_MAX_BYTES;
-use crate::adapters::read::{linked_issues, markdown};
 use crate::adapters::read::taxonomy::NativeCategory;
+use crate::adapters::read::{linked_issues, markdown};
 use crate::adapters::{
     anchor, category_for, detail_from, provenance, Activity, Adapter, AdapterOutput, Identity,
 };
@@ -367,5 +367,29 @@ _🚀 Performance & Scalability_\n\n**Memoise the rows.**\n\nRe-renders every ke
         assert_eq!(dup.finding_id, "review-77-2");
         assert!(out.notes.iter().any(|n| n.contains("duplicate")));
         assert_eq!(out.coverage, crate::model::Coverage::Reviewed);
+    }
+
+    /// 2026 bodies name the section with a bold line and give each item its own
+    /// `<details>`, whose summary ends with the location (jdx/mise#13233).
+    #[test]
+    fn headed_outside_diff_items() {
+        let body = "> [!CAUTION]\n> Some comments fall outside the diff and GitHub does not allow them inline.\n> \n> **⚠️ Outside diff range comments (1)**\n> \n> <details>\n> <summary><em>🟡 Minor</em> · Gate blanket-resolution guidance on resolvable conflicts. · <code>src/sync/apply.rs:295-299</code></summary><blockquote>\n> \n> `295-299`: _🎯 Functional Correctness_ | _🟡 Minor_ | _⚡ Quick win_\n> \n> **Gate blanket-resolution guidance on resolvable conflicts.** `status.conflicts.len()` counts holds that `--take-remote-all` cannot resolve.\n> \n> <details>\n> <summary>🤖 Prompt for AI Agents</summary>\n> \n> ```\n> In `@src/sync/apply.rs` around lines 295 - 299, fix it.\n> ```\n> \n> </details>\n> \n> <!-- cr-comment:v1:b1ca50037c3a42d7a274545f -->\n> \n> </blockquote></details>\n\n<details>\n<summary>🤖 Prompt for all review comments with AI agents</summary>\n\n```\nOutside diff comments: fix it.\n```\n\n</details>";
+        let mut snapshot = PrSnapshot::default();
+        snapshot.reviews.push(Review {
+            id: 79,
+            user: cr_user(),
+            body: Some(body.into()),
+            ..Review::default()
+        });
+        let out = CodeRabbit.parse(&snapshot, &["coderabbitai[bot]".to_owned()]);
+        assert_eq!(out.findings.len(), 1, "{:?} {:?}", out.findings, out.malformed);
+        let f = &out.findings[0];
+        assert_eq!(
+            (f.evidence.file.as_str(), f.evidence.line, f.evidence.end_line),
+            ("src/sync/apply.rs", Some(295), Some(299))
+        );
+        assert_eq!(f.title, "Gate blanket-resolution guidance on resolvable conflicts.");
+        assert_eq!((f.severity, f.category.as_str()), (Severity::Medium, "bug"));
+        assert_eq!(f.finding_id, "cr-comment:v1:b1ca50037c3a42d7a274545f");
     }
 }
