@@ -5,7 +5,7 @@
 //!
 //! Layout: `bots/` holds one file per bot and the registry (`bots/mod.rs`), `read/` the
 //! readers they share, `sarif.rs` SARIF files as extra sources. Adding a bot: one file in
-//! `bots/`, one line in its registry, a fixture test (docs/adapters.md).
+//! `bots/`, its registry entry in `bots/mod.rs`, a fixture test (docs/adapters.md).
 
 mod bots;
 #[cfg(test)]

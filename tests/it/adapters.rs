@@ -946,8 +946,10 @@ fn unmet_linked_issue_objectives_reach_the_comment() {
 | Refund partial captures (#42) | ✅ |  |\n\
 | Email the customer on refund (#42) | ❌ | No notification is sent anywhere in the refund flow. |\n\
 | Log refunds for audit (#43) | ❌ |  |\n";
-    let mut snapshot = PrSnapshot::default();
-    snapshot.repository = "acme/payments-api".to_owned();
+    let mut snapshot = PrSnapshot {
+        repository: "acme/payments-api".to_owned(),
+        ..PrSnapshot::default()
+    };
     snapshot.pull.head.sha = "c0ffee0000000000000000000000000000000001".to_owned();
     snapshot.issue_comments.push(IssueComment {
         id: 70,

@@ -129,13 +129,25 @@ mod tests {
         let got: Vec<_> = out
             .findings
             .iter()
-            .map(|f| (f.evidence.line, f.severity, f.category.as_str(), f.title.as_str()))
+            .map(|f| {
+                (
+                    f.evidence.line,
+                    f.severity,
+                    f.category.as_str(),
+                    f.title.as_str(),
+                )
+            })
             .collect();
         assert_eq!(
             got,
             vec![
                 (Some(246), Severity::Medium, "bug", "Hardcoded month filter"),
-                (Some(235), Severity::Medium, "other", "Percentage display inconsistency"),
+                (
+                    Some(235),
+                    Severity::Medium,
+                    "other",
+                    "Percentage display inconsistency"
+                ),
             ]
         );
         assert_eq!(out.coverage, Coverage::Reviewed);

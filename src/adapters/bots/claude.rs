@@ -75,8 +75,7 @@ fn status(body: &str) -> Status {
     let head = body.trim_start().trim_start_matches('*').to_lowercase();
     if head.starts_with("claude finished") {
         Status::Done(None)
-    } else if head.starts_with("claude encountered an error") || inline::is_notice(body, DECLINED)
-    {
+    } else if head.starts_with("claude encountered an error") || inline::is_notice(body, DECLINED) {
         Status::Declined
     } else {
         Status::Other
@@ -128,8 +127,18 @@ mod tests {
         assert_eq!(
             got,
             vec![
-                (Some(39), Severity::Critical, "security", "The order lookup interpolates `order_ref` into the SQL text."),
-                (Some(57), Severity::Medium, "bug", "Converting with float and truncating with int can refund one cent too little."),
+                (
+                    Some(39),
+                    Severity::Critical,
+                    "security",
+                    "The order lookup interpolates `order_ref` into the SQL text."
+                ),
+                (
+                    Some(57),
+                    Severity::Medium,
+                    "bug",
+                    "Converting with float and truncating with int can refund one cent too little."
+                ),
             ]
         );
         assert_eq!(out.coverage, Coverage::Reviewed);

@@ -170,8 +170,15 @@ mod tests {
         assert_eq!(tag.as_deref(), Some("logic error"));
         assert!(claim.starts_with("The hourly counter resets on every call."));
         assert_eq!(severity_level(body), Some(Severity::High));
-        assert_eq!(severity_level("Severity Level: Critical 🚨"), Some(Severity::Critical));
-        assert_eq!(severity_level("`Severity Level: Minor`"), None, "code is not a label");
+        assert_eq!(
+            severity_level("Severity Level: Critical 🚨"),
+            Some(Severity::Critical)
+        );
+        assert_eq!(
+            severity_level("`Severity Level: Minor`"),
+            None,
+            "code is not a label"
+        );
         assert_eq!(
             severity_level("İİİ \u{212A}\u{212A} Severity Level: Minor"),
             Some(Severity::Medium),
@@ -200,13 +207,23 @@ mod tests {
         assert_eq!(
             got,
             vec![
-                (Some(220), Severity::High, "bug", Some(CategorySource::TypeLabel)),
-                (Some(39), Severity::Critical, "security", Some(CategorySource::Native)),
+                (
+                    Some(220),
+                    Severity::High,
+                    "bug",
+                    Some(CategorySource::TypeLabel)
+                ),
+                (
+                    Some(39),
+                    Severity::Critical,
+                    "security",
+                    Some(CategorySource::Native)
+                ),
             ]
         );
-        assert!(out.findings[0]
-            .title
-            .starts_with("The hourly budget counter resets before it can reach the configured cap"));
+        assert!(out.findings[0].title.starts_with(
+            "The hourly budget counter resets before it can reach the configured cap"
+        ));
         assert!(!out.findings[0].detail.contains("Severity Level"));
         assert!(!out.findings[0].detail.contains("logic error"));
         assert_eq!(out.coverage, Coverage::Reviewed);

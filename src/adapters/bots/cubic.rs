@@ -6,8 +6,8 @@
 //! finished review, never a finding. Formats: docs/adapters.md (research captures).
 
 use crate::adapters::read::inline::{self, Status};
-use crate::adapters::read::taxonomy::{self, NativeCategory};
 use crate::adapters::read::markdown;
+use crate::adapters::read::taxonomy::{self, NativeCategory};
 use crate::adapters::{Activity, Adapter, AdapterOutput, Identity};
 use crate::api::PrSnapshot;
 use crate::model::Severity;
@@ -142,21 +142,45 @@ mod tests {
         assert_eq!(
             got,
             vec![
-                ("server/src/middleware/logger.ts", Some(5), Severity::Critical, "security", 1.0),
-                ("server/src/services/export.service.ts", Some(9), Severity::High, "bug", 0.9),
-                ("src/app/shifts/shifts-page.stories.tsx", Some(263), Severity::Low, "test", 0.8),
+                (
+                    "server/src/middleware/logger.ts",
+                    Some(5),
+                    Severity::Critical,
+                    "security",
+                    1.0
+                ),
+                (
+                    "server/src/services/export.service.ts",
+                    Some(9),
+                    Severity::High,
+                    "bug",
+                    0.9
+                ),
+                (
+                    "src/app/shifts/shifts-page.stories.tsx",
+                    Some(263),
+                    Severity::Low,
+                    "test",
+                    0.8
+                ),
             ]
         );
-        assert!(out.findings[1]
-            .title
-            .starts_with("Concurrent exports race and can truncate or overwrite each other's file"));
+        assert!(out.findings[1].title.starts_with(
+            "Concurrent exports race and can truncate or overwrite each other's file"
+        ));
         assert_eq!(
             out.findings[0].finding_id,
             "cubic:9bfc9f7b-54a7-4124-a9ee-453a3c22e865"
         );
         assert!(!out.findings[0].detail.contains("Fix with cubic"));
-        assert!(!out.findings[0].detail.contains("Check if this issue is valid"));
+        assert!(!out.findings[0]
+            .detail
+            .contains("Check if this issue is valid"));
         assert_eq!(out.coverage, Coverage::Reviewed);
-        assert_eq!(out.findings.len(), 3, "the review body's prompt repeats them");
+        assert_eq!(
+            out.findings.len(),
+            3,
+            "the review body's prompt repeats them"
+        );
     }
 }

@@ -418,6 +418,10 @@ mod coverage_tests {
         };
         let out = Gemini.parse(&snapshot, &["gemini-code-assist[bot]".to_owned()]);
         assert_eq!(out.coverage, Coverage::Declined);
-        assert!(out.notes.iter().any(|n| n.contains("sunset")), "{:?}", out.notes);
+        assert!(
+            out.notes.iter().any(|n| n.contains("sunset")),
+            "{:?}",
+            out.notes
+        );
     }
 }

@@ -146,7 +146,9 @@ fn read_body(body: &str) -> Result<Read, String> {
             }
             Event::Code(code) if read.rule.is_none() => read.rule = rule_id(&code),
             Event::Start(Tag::Link { dest_url, .. }) if read.rule.is_none() => {
-                read.rule = dest_url.rsplit_once("/rules/").and_then(|(_, r)| rule_id(r));
+                read.rule = dest_url
+                    .rsplit_once("/rules/")
+                    .and_then(|(_, r)| rule_id(r));
             }
             Event::Html(h) | Event::InlineHtml(h) if opening => {
                 for img in html::images(&h) {
@@ -210,7 +212,11 @@ mod tests {
         .unwrap();
         assert_eq!(
             (read.title.as_str(), read.severity, read.metric),
-            ("The loop never exits.", Some(Severity::Info), Some(Category::Bug))
+            (
+                "The loop never exits.",
+                Some(Severity::Info),
+                Some(Category::Bug)
+            )
         );
         assert!(read_body("<!-- only -->").is_err());
     }
@@ -235,9 +241,30 @@ mod tests {
         assert_eq!(
             got,
             vec![
-                ("app/services/ledger.py", Some(12), Severity::Low, "maintainability", "Unused import", "py/unused-import"),
-                ("app/services/ledger.py", Some(78), Severity::Medium, "bug", "Unreachable except block", "py/unreachable-except"),
-                ("web/src/components/CheckoutForm.tsx", Some(25), Severity::Info, "maintainability", "Useless assignment to local variable", "js/useless-assignment-to-local"),
+                (
+                    "app/services/ledger.py",
+                    Some(12),
+                    Severity::Low,
+                    "maintainability",
+                    "Unused import",
+                    "py/unused-import"
+                ),
+                (
+                    "app/services/ledger.py",
+                    Some(78),
+                    Severity::Medium,
+                    "bug",
+                    "Unreachable except block",
+                    "py/unreachable-except"
+                ),
+                (
+                    "web/src/components/CheckoutForm.tsx",
+                    Some(25),
+                    Severity::Info,
+                    "maintainability",
+                    "Useless assignment to local variable",
+                    "js/useless-assignment-to-local"
+                ),
             ]
         );
         assert!(out

@@ -103,9 +103,9 @@ fn status(body: &str) -> Status {
 
 /// The `kody code-review` badge that every suggestion (inline or PR-level) carries.
 fn has_kody_badge(body: &str) -> bool {
-    markdown::images(body).iter().any(|(alt, url)| {
-        alt.to_lowercase().contains("kody") || url.contains("kody-code--review")
-    })
+    markdown::images(body)
+        .iter()
+        .any(|(alt, url)| alt.to_lowercase().contains("kody") || url.contains("kody-code--review"))
 }
 
 struct Read {
@@ -137,7 +137,11 @@ fn read_body(body: &str) -> Result<Read, String> {
         if label.to_lowercase().starts_with("severity") {
             severity = taxonomy::severity_word(&message).or(severity);
         } else if !alt.to_lowercase().contains("kody") && native.strong.is_none() {
-            let name = if message.is_empty() { alt.as_str() } else { &message };
+            let name = if message.is_empty() {
+                alt.as_str()
+            } else {
+                &message
+            };
             native.strong = badge_category(name);
         }
     }
@@ -268,12 +272,33 @@ mod tests {
         assert_eq!(
             got,
             vec![
-                ("app/services/refunds.py", Some(45), Severity::High, "bug", Some(CategorySource::Native)),
-                ("app/api/refunds.py", Some(27), Severity::Medium, "performance", Some(CategorySource::Native)),
-                ("app/services/ledger.py", Some(57), Severity::Low, "maintainability", Some(CategorySource::Native)),
+                (
+                    "app/services/refunds.py",
+                    Some(45),
+                    Severity::High,
+                    "bug",
+                    Some(CategorySource::Native)
+                ),
+                (
+                    "app/api/refunds.py",
+                    Some(27),
+                    Severity::Medium,
+                    "performance",
+                    Some(CategorySource::Native)
+                ),
+                (
+                    "app/services/ledger.py",
+                    Some(57),
+                    Severity::Low,
+                    "maintainability",
+                    Some(CategorySource::Native)
+                ),
             ]
         );
-        assert_eq!(out.findings[0].title, "The refund total ignores partial captures.");
+        assert_eq!(
+            out.findings[0].title,
+            "The refund total ignores partial captures."
+        );
         assert!(!out.findings[0].detail.contains("Prompt for LLM"));
         assert_eq!(out.coverage, Coverage::Reviewed);
     }

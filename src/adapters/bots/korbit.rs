@@ -54,7 +54,10 @@ impl Adapter for Korbit {
                     .find(|d| d.depth == 0 && !d.summary.is_empty())
                     .filter(|_| markdown::first_bold_span(&body).is_none());
                 let (title, explanation) = match summary_block {
-                    Some(block) => (block.summary, body.get(block.inner).unwrap_or("").to_owned()),
+                    Some(block) => (
+                        block.summary,
+                        body.get(block.inner).unwrap_or("").to_owned(),
+                    ),
                     None => (prose.title, prose.explanation),
                 };
                 let mut finding = inline::finding(
@@ -133,7 +136,10 @@ mod tests {
     #[test]
     fn badges_and_retirement() {
         let (severity, native) = badges("![category Security](https://img.shields.io/badge/Security-e11d48) ![severity 4](https://img.shields.io/badge/Severity-4-ef4444)");
-        assert_eq!((severity, native.strong), (Some(Severity::Critical), Some(Category::Security)));
+        assert_eq!(
+            (severity, native.strong),
+            (Some(Severity::Critical), Some(Category::Security))
+        );
         assert_eq!(severity_badge("Potentially Major"), Some(Severity::High));
         assert!(Korbit.retired());
         assert!(!crate::adapters::default_sources()
@@ -160,10 +166,26 @@ mod tests {
         assert_eq!(
             got,
             vec![
-                (Some(33), Severity::High, "bug", Some(CategorySource::Native), "Missing rate raises KeyError"),
-                (Some(12), Severity::Low, "other", Some(CategorySource::Fallback), "Unclear helper name."),
+                (
+                    Some(33),
+                    Severity::High,
+                    "bug",
+                    Some(CategorySource::Native),
+                    "Missing rate raises KeyError"
+                ),
+                (
+                    Some(12),
+                    Severity::Low,
+                    "other",
+                    Some(CategorySource::Fallback),
+                    "Unclear helper name."
+                ),
             ]
         );
-        assert_eq!(out.coverage, Coverage::Stale, "Korbit's last reviews are old");
+        assert_eq!(
+            out.coverage,
+            Coverage::Stale,
+            "Korbit's last reviews are old"
+        );
     }
 }

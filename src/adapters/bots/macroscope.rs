@@ -9,8 +9,8 @@
 //! Formats: docs/adapters.md (research captures).
 
 use crate::adapters::read::inline::{self, Status};
-use crate::adapters::read::taxonomy::{self, NativeCategory};
 use crate::adapters::read::markdown;
+use crate::adapters::read::taxonomy::{self, NativeCategory};
 use crate::adapters::{Activity, Adapter, AdapterOutput, Identity};
 use crate::api::PrSnapshot;
 use crate::model::Severity;
@@ -93,8 +93,7 @@ fn status(body: &str) -> Status {
     if lower.contains("macroscope-manual-breadcrumb") {
         return Status::Done(inline::commit_after(body, "commit `"));
     }
-    if lower.contains("#### approvability") || meta_kind(body).as_deref() == Some("approvability")
-    {
+    if lower.contains("#### approvability") || meta_kind(body).as_deref() == Some("approvability") {
         return Status::Done(None);
     }
     Status::Other
@@ -164,9 +163,16 @@ mod tests {
     #[test]
     fn header_meta_and_other_sites() {
         let (severity, rest) = header("🟡 **Medium** `led-wall/static.ts:22`\n\nThe claim.");
-        assert_eq!((severity, rest.trim()), (Some(Severity::Medium), "The claim."));
         assert_eq!(
-            meta_field("x <!-- macroscope-meta: {\"kind\":\"code_review\",\"variant\":\"v1\"} -->", "variant").as_deref(),
+            (severity, rest.trim()),
+            (Some(Severity::Medium), "The claim.")
+        );
+        assert_eq!(
+            meta_field(
+                "x <!-- macroscope-meta: {\"kind\":\"code_review\",\"variant\":\"v1\"} -->",
+                "variant"
+            )
+            .as_deref(),
             Some("v1")
         );
         assert_eq!(
@@ -186,13 +192,30 @@ mod tests {
         let got: Vec<_> = out
             .findings
             .iter()
-            .map(|f| (f.evidence.file.as_str(), f.evidence.line, f.severity, f.category.as_str()))
+            .map(|f| {
+                (
+                    f.evidence.file.as_str(),
+                    f.evidence.line,
+                    f.severity,
+                    f.category.as_str(),
+                )
+            })
             .collect();
         assert_eq!(
             got,
             vec![
-                ("web/src/components/CheckoutForm.tsx", Some(25), Severity::High, "bug"),
-                ("app/services/fx_rates.py", Some(41), Severity::Low, "performance"),
+                (
+                    "web/src/components/CheckoutForm.tsx",
+                    Some(25),
+                    Severity::High,
+                    "bug"
+                ),
+                (
+                    "app/services/fx_rates.py",
+                    Some(41),
+                    Severity::Low,
+                    "performance"
+                ),
             ]
         );
         let first = &out.findings[0];

@@ -26,11 +26,7 @@ impl Adapter for Sentry {
     }
 
     fn default_logins(&self) -> &'static [&'static str] {
-        &[
-            "sentry[bot]",
-            "seer-by-sentry[bot]",
-            "codecov-ai[bot]",
-        ]
+        &["sentry[bot]", "seer-by-sentry[bot]", "codecov-ai[bot]"]
     }
 
     fn user_ids(&self) -> &'static [u64] {
@@ -135,8 +131,20 @@ mod tests {
         assert_eq!(
             got,
             vec![
-                ("app/services/refunds.py", Some(45), Severity::High, "bug", Some(CategorySource::Keyword)),
-                ("app/services/ledger.py", Some(79), Severity::Medium, "bug", Some(CategorySource::TypeLabel)),
+                (
+                    "app/services/refunds.py",
+                    Some(45),
+                    Severity::High,
+                    "bug",
+                    Some(CategorySource::Keyword)
+                ),
+                (
+                    "app/services/ledger.py",
+                    Some(79),
+                    Severity::Medium,
+                    "bug",
+                    Some(CategorySource::TypeLabel)
+                ),
             ]
         );
         assert_eq!(

@@ -50,7 +50,9 @@ fn section(summary: &str) -> Option<Section> {
     let counted = |name: &str| {
         lower.starts_with(&format!("{name} (")) || {
             // `2 open findings`, `1 resolved since last review`
-            let rest = lower.trim_start_matches(|c: char| c.is_ascii_digit()).trim_start();
+            let rest = lower
+                .trim_start_matches(|c: char| c.is_ascii_digit())
+                .trim_start();
             rest.len() < lower.len() && rest.starts_with(name)
         }
     };
@@ -83,7 +85,10 @@ pub(super) fn picture_severity(raw_html: &str) -> Option<Severity> {
 /// The review comment id of a `[title](#discussion_r123)` link on `line`.
 fn discussion_id(line: &str) -> Option<u64> {
     let at = line.find("#discussion_r")? + "#discussion_r".len();
-    let digits: String = line[at..].chars().take_while(char::is_ascii_digit).collect();
+    let digits: String = line[at..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
     digits.parse().ok()
 }
 
@@ -366,7 +371,10 @@ The comparison is not constant-time, so the token leaks through timing.\n\n\
             vec![(701, Some(Severity::High)), (702, Some(Severity::Low))]
         );
         assert_eq!(overview.resolved_ids, vec![650]);
-        assert_eq!(overview.resolved_titles, vec!["Cache key ignores the locale"]);
+        assert_eq!(
+            overview.resolved_titles,
+            vec!["Cache key ignores the locale"]
+        );
         assert_eq!(overview.missed.len(), 1, "{:?}", overview.missed);
         let m = &overview.missed[0];
         assert_eq!(
@@ -403,10 +411,15 @@ The comparison is not constant-time, so the token leaks through timing.\n\n\
             ..Review::default()
         };
         let o = Overview::read(&none, &mut Vec::new()).unwrap();
-        assert_eq!((o.counted, o.verdict.as_deref()), (Some(0), Some("🟢 Looks good")));
+        assert_eq!(
+            (o.counted, o.verdict.as_deref()),
+            (Some(0), Some("🟢 Looks good"))
+        );
         let legacy = Review {
             id: 3,
-            body: Some("## Pull request overview\n\nCopilot reviewed 2 out of 2 changed files.".into()),
+            body: Some(
+                "## Pull request overview\n\nCopilot reviewed 2 out of 2 changed files.".into(),
+            ),
             ..Review::default()
         };
         assert!(Overview::read(&legacy, &mut Vec::new()).is_none());
