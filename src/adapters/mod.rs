@@ -19,17 +19,17 @@ pub use read::common::{
 };
 pub use read::{markdown, taxonomy};
 
-/// `my-bot[bot]` -> `my-bot`: the name a login's findings and status carry.
-pub(crate) fn bot_name(login: &str) -> String {
-    let login = login.trim();
-    login.strip_suffix("[bot]").unwrap_or(login).to_owned()
-}
-
 use std::borrow::Cow;
 
 use crate::api::PrSnapshot;
 use crate::model::{Coverage, Dispute, NormalizedFinding, SourceState, SourceStatus};
 use read::threads::ThreadIndex;
+
+/// `my-bot[bot]` -> `my-bot`: the name a login's findings and status carry.
+pub(crate) fn bot_name(login: &str) -> String {
+    let login = login.trim();
+    login.strip_suffix("[bot]").unwrap_or(login).to_owned()
+}
 
 /// One configured bot source: which adapter reads it and under which logins.
 #[derive(Debug, Clone, PartialEq, Eq)]

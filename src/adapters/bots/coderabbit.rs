@@ -382,13 +382,26 @@ _🚀 Performance & Scalability_\n\n**Memoise the rows.**\n\nRe-renders every ke
             ..Review::default()
         });
         let out = CodeRabbit.parse(&snapshot, &["coderabbitai[bot]".to_owned()]);
-        assert_eq!(out.findings.len(), 1, "{:?} {:?}", out.findings, out.malformed);
+        assert_eq!(
+            out.findings.len(),
+            1,
+            "{:?} {:?}",
+            out.findings,
+            out.malformed
+        );
         let f = &out.findings[0];
         assert_eq!(
-            (f.evidence.file.as_str(), f.evidence.line, f.evidence.end_line),
+            (
+                f.evidence.file.as_str(),
+                f.evidence.line,
+                f.evidence.end_line
+            ),
             ("src/sync/apply.rs", Some(295), Some(299))
         );
-        assert_eq!(f.title, "Gate blanket-resolution guidance on resolvable conflicts.");
+        assert_eq!(
+            f.title,
+            "Gate blanket-resolution guidance on resolvable conflicts."
+        );
         assert_eq!((f.severity, f.category.as_str()), (Severity::Medium, "bug"));
         assert_eq!(f.finding_id, "cr-comment:v1:b1ca50037c3a42d7a274545f");
     }
