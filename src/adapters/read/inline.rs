@@ -86,12 +86,24 @@ pub(crate) enum Status {
     Other,
 }
 
-/// A short notice (`NOTICE_MAX_BYTES`) with one of `phrases`, case-insensitive. A long body
-/// that merely mentions "rate limit" is a summary, not a notice.
+/// What a retired service posts instead of reviews (Gemini's consumer app since 2026-07):
+/// a decline for every bot.
+const RETIRED: &[&str] = &[
+    "has been sunset",
+    "has been shut down",
+    "has been discontinued",
+];
+
+/// A short notice (`NOTICE_MAX_BYTES`) with one of `phrases` or a retirement phrase,
+/// case-insensitive. A long body that merely mentions "rate limit" is a summary, not a
+/// notice.
 pub(crate) fn is_notice(body: &str, phrases: &[&str]) -> bool {
     body.len() <= NOTICE_MAX_BYTES && {
         let lower = body.to_lowercase();
-        phrases.iter().any(|phrase| lower.contains(phrase))
+        phrases
+            .iter()
+            .chain(RETIRED)
+            .any(|phrase| lower.contains(phrase))
     }
 }
 
@@ -197,4 +209,38 @@ pub(crate) fn sentence_title(markdown_text: &str) -> Option<String> {
     let sentence = markdown::first_sentence(&first).replace('`', "");
     let title = markdown::shorten(sentence.trim(), 120);
     (!title.is_empty()).then_some(title)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn notices_are_short_and_retirement_always_declines() {
+        assert!(is_notice(
+            "Usage limit reached for this month.",
+            &["usage limit"]
+        ));
+        assert!(!is_notice(
+            &"A summary about the usage limit. ".repeat(60),
+            &["usage limit"]
+        ));
+        assert!(is_notice(
+            "The Acme reviewer has been shut down. Thanks for using it!",
+            &[]
+        ));
+        assert!(!is_notice("Looks good to me.", &["usage limit"]));
+        assert_eq!(
+            commit_after(
+                "CodeAnt AI finished reviewing commit `c0ffee0`.",
+                "reviewing commit"
+            ),
+            Some("c0ffee0".to_owned())
+        );
+        assert_eq!(
+            commit_after("Commit Range: 3f3f028..c0ffee", ".."),
+            None,
+            "6 digits name nothing"
+        );
+    }
 }
