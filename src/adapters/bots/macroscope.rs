@@ -12,7 +12,7 @@ use crate::adapters::read::inline::{self, Status};
 use crate::adapters::read::markdown;
 use crate::adapters::read::taxonomy::{self, NativeCategory};
 use crate::adapters::{Activity, Adapter, AdapterOutput, Identity};
-use crate::api::PrSnapshot;
+use crate::api::{PrSnapshot, ReviewComment};
 use crate::model::Severity;
 
 /// Notices that mean Macroscope did not review (it is billed per run).
@@ -42,9 +42,8 @@ impl Adapter for Macroscope {
         let mut activity = Activity::new(snapshot.head_sha());
         let mut out = AdapterOutput::default();
         // Only `code_review` comments are findings; other surfaces are read and skipped.
-        let is_review = |c: &crate::api::ReviewComment| {
-            meta_kind(&c.body).is_none_or(|kind| kind == "code_review")
-        };
+        let is_review =
+            |c: &ReviewComment| meta_kind(&c.body).is_none_or(|kind| kind == "code_review");
         inline::read_comments_where(
             snapshot,
             &identity,
