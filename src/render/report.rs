@@ -97,6 +97,7 @@ mod tests {
             gate: gate::decide(&findings, FailOn::Confirmed),
             findings,
             fail_on: FailOn::Confirmed,
+            identity: Default::default(),
         }
     }
 
