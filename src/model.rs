@@ -493,13 +493,11 @@ impl Outcome {
             .filter(|f| !f.suppressed && f.is_acknowledged())
     }
 
-    /// Surfaced findings first seen at this head commit.
+    /// Findings (not suppressed, acknowledged or not) first seen at this head commit.
     pub fn new_findings(&self) -> impl Iterator<Item = &SynthesizedFinding> {
-        self.surfaced().filter(|f| {
-            f.identity
-                .as_ref()
-                .is_some_and(|i| i.state == FindingState::New)
-        })
+        self.findings
+            .iter()
+            .filter(|f| !f.suppressed && f.identity.as_ref().is_some_and(|i| i.new))
     }
 
     pub fn suppressed(&self) -> impl Iterator<Item = &SynthesizedFinding> {

@@ -110,8 +110,8 @@ fn parse_line(line: &str) -> (Option<String>, Result<Verb, String>) {
     let verb = words.next().unwrap_or("").to_ascii_lowercase();
     let target = words.next();
     let fingerprint = target.and_then(fingerprint::parse);
-    let usage = "write `/consensus ack <fingerprint> <reason> [until YYYY-MM-DD]` or \
-                 `/consensus unack <fingerprint>`";
+    let usage = "write /consensus ack FINGERPRINT REASON [until YYYY-MM-DD] or \
+                 /consensus unack FINGERPRINT";
     if verb != "ack" && verb != "unack" {
         return (fingerprint, Err(format!("unknown command; {usage}")));
     }
@@ -122,7 +122,7 @@ fn parse_line(line: &str) -> (Option<String>, Result<Verb, String>) {
         return (
             None,
             Err(format!(
-                "`{}` is not a fingerprint (`rc-` and 8 characters, as shown beside each finding)",
+                "“{}” is not a fingerprint (rc- and 8 characters, as shown beside each finding)",
                 clip(target, 40)
             )),
         );
@@ -142,7 +142,7 @@ fn ack_reason(words: &[&str]) -> Result<Verb, String> {
         if word.eq_ignore_ascii_case("until") && looks_like_date(date) {
             until = Some(parse_date(date).ok_or_else(|| {
                 format!(
-                    "`until {}`: the date must be a real day written YYYY-MM-DD",
+                    "“until {}”: the date must be a real day written YYYY-MM-DD",
                     clip(date, 20)
                 )
             })?);
@@ -316,7 +316,7 @@ pub fn check_reason(reason: &str) -> Result<(), String> {
     words.clear();
     if content.len() < 2 {
         return Err(format!(
-            "`{}` is a label, not a reason; say why the finding does not apply",
+            "“{}” is a label, not a reason; say why the finding does not apply",
             clip(reason, 60)
         ));
     }

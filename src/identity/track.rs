@@ -165,7 +165,7 @@ pub fn track(
                 Some(target) => (verb, target),
                 None => {
                     refused.push(refuse(format!(
-                        "no finding on this pull request has the fingerprint `{fp}`"
+                        "no finding on this pull request has the fingerprint {fp}"
                     )));
                     continue;
                 }
@@ -203,7 +203,7 @@ pub fn track(
             Verb::Unack => {
                 if acks.remove(&target).is_none() {
                     refused.push(refuse(format!(
-                        "`{target}` is not acknowledged: nothing to take back"
+                        "{target} is not acknowledged: nothing to take back"
                     )));
                 }
             }
@@ -308,7 +308,7 @@ fn access(
             }
             None if input.offline => {
                 return Err(format!(
-                    "permission unknown offline: the state block has no record of `{login}` \
+                    "permission unknown offline: the state block has no record of {login} \
                      (the action checks it on GitHub)"
                 ))
             }
@@ -323,7 +323,7 @@ fn access(
     match found {
         Access::Granted { .. } => Ok(()),
         Access::Denied { role } => Err(format!(
-            "`{login}` has `{role}` permission; acknowledging needs `write`, `maintain` or `admin`"
+            "{login} has {role} permission; acknowledging needs write, maintain or admin"
         )),
         Access::Unknown(why) => Err(format!("permission could not be checked: {why}")),
     }

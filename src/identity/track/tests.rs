@@ -547,7 +547,7 @@ fn acknowledgements_need_write_access_a_reason_and_a_date_to_come() {
         .map(|r| r.why.as_str())
         .collect();
     assert_eq!(why.len(), 4, "{why:?}");
-    assert!(why[0].contains("`read` permission"), "{why:?}");
+    assert!(why[0].contains("read permission"), "{why:?}");
     assert!(why[1].contains("a label"), "{why:?}");
     assert!(why[2].contains("bot accounts"), "{why:?}");
     assert!(why[3].contains("no finding"), "{why:?}");
