@@ -450,6 +450,8 @@ async fn permission_lookups_are_cached_and_runs_stay_within_the_request_budget()
     assert_eq!(lookups(&fake), 2, "the state block answered the second run");
     assert_eq!(second_requests, 7, "reads only: the comment is unchanged");
     assert_eq!(fake.count("PATCH"), 0);
+    let unexpected = fake.state().unexpected.clone();
+    assert!(unexpected.is_empty(), "{unexpected:?}");
 }
 
 #[tokio::test]
@@ -528,4 +530,80 @@ async fn render_replays_the_state_offline_and_refuses_unknown_permissions() {
         Some(1),
         "three confirmed findings remain"
     );
+}
+
+/// A real PR (jdx/mise#13266: Greptile, Bugbot, CodeRabbit): the bots' own ids reach the
+/// fingerprints, and a push that moves every line renames nothing and announces nothing.
+#[test]
+fn real_bot_ids_carry_fingerprints_across_a_push() {
+    use review_consensus::adapters::default_sources;
+    use review_consensus::identity::{IdentityInput, Prior};
+    use review_consensus::pipeline::{analyze, AnalysisOptions};
+
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/real/dev-10-mise-13266-shims-exclude");
+    let snapshot = review_consensus::local::load_snapshot_dir(&dir).unwrap();
+    let first = analyze(
+        Some(&snapshot),
+        &default_sources(),
+        Vec::new(),
+        &AnalysisOptions::default(),
+    );
+    let members: Vec<_> = first
+        .findings
+        .iter()
+        .flat_map(|f| &f.consensus.members)
+        .collect();
+    let bugbot: Vec<_> = members
+        .iter()
+        .filter(|m| m.bot == "cursor-bugbot")
+        .collect();
+    assert!(!bugbot.is_empty());
+    assert!(bugbot
+        .iter()
+        .all(|m| m.stable_id.as_deref().is_some_and(|id| id.len() == 36)));
+    let coderabbit: Vec<_> = members.iter().filter(|m| m.bot == "coderabbit").collect();
+    assert!(coderabbit.iter().any(|m| m
+        .stable_id
+        .as_deref()
+        .is_some_and(|id| id.starts_with("cr-comment:v1:"))));
+
+    let head = snapshot.head_sha().to_owned();
+    let mut moved = snapshot.clone();
+    moved.pull.head.sha = "9".repeat(40);
+    for c in &mut moved.review_comments {
+        for line in [&mut c.line, &mut c.start_line, &mut c.original_line] {
+            *line = line.map(|n| n + 12);
+        }
+        if c.commit_id.as_deref() == Some(head.as_str()) {
+            c.commit_id = Some("9".repeat(40));
+        }
+    }
+    for r in &mut moved.reviews {
+        r.commit_id = Some("9".repeat(40));
+    }
+    let options = AnalysisOptions {
+        identity: IdentityInput {
+            prior: Prior {
+                state: Some(first.identity.state.clone()),
+                note: None,
+            },
+            ..IdentityInput::default()
+        },
+        ..AnalysisOptions::default()
+    };
+    let second = analyze(Some(&moved), &default_sources(), Vec::new(), &options);
+    let names = |o: &review_consensus::model::Outcome| {
+        let mut v: Vec<String> = o
+            .findings
+            .iter()
+            .filter_map(|f| f.fingerprint().map(str::to_owned))
+            .collect();
+        v.sort();
+        v
+    };
+    assert!(!names(&first).is_empty());
+    assert_eq!(names(&first), names(&second));
+    assert_eq!(second.new_findings().count(), 0);
+    assert!(second.identity.resolved.is_empty() && second.identity.awaiting.is_empty());
 }
