@@ -103,9 +103,18 @@ pub fn track(
         }
         let mut entry = entry.clone();
         if entry.is_open() {
-            let pending: Vec<&String> = entry
+            // Bots no longer configured are not waited for; with none left it is forgotten.
+            let configured: Vec<&String> = entry
                 .bots
                 .iter()
+                .filter(|b| coverage.contains_key(b.as_str()))
+                .collect();
+            if configured.is_empty() && !entry.bots.is_empty() {
+                continue;
+            }
+            let pending: Vec<&String> = configured
+                .iter()
+                .copied()
                 .filter(|b| coverage.get(b.as_str()) != Some(&Coverage::Reviewed))
                 .collect();
             if threads.all_resolved(&entry.comments) {
@@ -120,7 +129,7 @@ pub fn track(
             } else if pending.is_empty() {
                 entry.resolved = head.clone();
                 if !entry.suppressed {
-                    let why = format!("no longer reported: {} re-reviewed", list(&entry.bots));
+                    let why = format!("no longer reported: {} re-reviewed", list(&configured));
                     resolved.push(tracked(fp, &entry, why));
                 }
             } else if !entry.suppressed {
@@ -314,8 +323,8 @@ fn access(
             }
             None => {
                 return Err(format!(
-                    "permission not checked in this run (more than {MAX_PERMISSION_LOOKUPS} \
-                     commenters); it will be on a later run"
+                    "permission not checked yet (a run checks at most \
+                     {MAX_PERMISSION_LOOKUPS} commenters); a later run will"
                 ))
             }
         },

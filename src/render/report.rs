@@ -39,6 +39,7 @@ pub fn render_report(outcome: &Outcome) -> Value {
         "fail_on": to_json(&outcome.fail_on),
         "gate": outcome.gate.as_str(),
         "changes": {
+            "first_run": identity.first_run,
             "baseline": identity.baseline,
             "resolved": to_json(&identity.resolved),
             "awaiting_review": to_json(&identity.awaiting),

@@ -607,3 +607,41 @@ fn real_bot_ids_carry_fingerprints_across_a_push() {
     assert_eq!(second.new_findings().count(), 0);
     assert!(second.identity.resolved.is_empty() && second.identity.awaiting.is_empty());
 }
+
+#[tokio::test]
+async fn a_malformed_block_in_our_comment_is_reported_and_the_run_starts_afresh() {
+    let mut data = PrData::fixture("pr-101-three-bots");
+    data.issue_comments.push(json!({
+        "id": 9_200,
+        "user": {"login": "github-actions[bot]", "id": 41898282, "type": "Bot"},
+        "body": format!("{MARKER}\nold\n<!-- review-consensus-state {{\"v\":1,\"seen\": -->"),
+        "html_url": "https://github.com/acme/payments-api/pull/101#issuecomment-9200",
+    }));
+    let fake = FakeBuilder::new(data.clone()).start().await;
+    let ran = ActionRun::new(&fake, &data).run();
+    assert_eq!(ran.code, 1, "the gate still decides: {}", ran.stderr);
+    let report = ran.report.as_ref().unwrap();
+    assert_eq!(report["changes"]["first_run"], true);
+    assert_eq!(ran.output("new"), "8");
+    let notes = report["identity_notes"].as_array().unwrap();
+    assert!(
+        notes[0].as_str().unwrap().contains("not valid JSON"),
+        "{notes:?}"
+    );
+    assert_eq!(
+        ran.output("comment-id"),
+        "9200",
+        "our comment, edited in place"
+    );
+    let body = sticky(&fake);
+    assert!(
+        body.contains("⚠️ the state block of our comment could not be read"),
+        "{body}"
+    );
+    // The block written now is whole again: the next run reads it.
+    let again = ActionRun::new(&fake, &data).run();
+    assert_eq!(
+        again.report.as_ref().unwrap()["changes"]["first_run"],
+        false
+    );
+}

@@ -343,6 +343,44 @@ fn gone_is_resolved_only_once_every_bot_re_reviewed() {
 }
 
 #[test]
+fn a_bot_no_longer_configured_is_not_waited_for() {
+    let members = [
+        member("coderabbit", 10, 39, "SQL injection in the order lookup"),
+        member(
+            "sourcery",
+            11,
+            40,
+            "SQL injection in the order lookup query",
+        ),
+    ];
+    let both = sources(&["coderabbit", "sourcery"], &[]);
+    let first = run(&members, &both, &snapshot(HEAD_A, vec![]), &input(None));
+    let fp = fps(&first.findings)[0].clone();
+    let prior = input(Some(&first.identity.state));
+    // Sourcery was removed from `bots`; CodeRabbit re-reviewed: resolved, by CodeRabbit.
+    let out = run(
+        &[],
+        &sources(&["coderabbit"], &[]),
+        &snapshot(HEAD_B, vec![]),
+        &prior,
+    );
+    assert_eq!(out.identity.resolved.len(), 1);
+    assert_eq!(
+        out.identity.resolved[0].why,
+        "no longer reported: coderabbit re-reviewed"
+    );
+    // Neither is configured any more: forgotten, neither resolved nor awaiting.
+    let gone = run(
+        &[],
+        &sources(&["copilot"], &[]),
+        &snapshot(HEAD_B, vec![]),
+        &prior,
+    );
+    assert!(gone.identity.resolved.is_empty() && gone.identity.awaiting.is_empty());
+    assert!(!gone.identity.state.seen.contains_key(&fp));
+}
+
+#[test]
 fn a_resolved_thread_resolves_without_a_re_review() {
     let members = [member(
         "coderabbit",
