@@ -1,7 +1,7 @@
 //! The state block: what one run leaves for the next, as JSON in an HTML comment at the end
 //! of our own sticky comment (docs/identity.md). Versioned, size-bounded, inert: the JSON
-//! carries no `<`, `>` or `&` (they are `\u003c` escapes), so nothing in it can end the
-//! comment early or render.
+//! carries no `<`, `>`, `&` or `@` (they are `\u003c`-style escapes), so nothing in it can
+//! end the comment early, render or mention anyone.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -295,7 +295,7 @@ mod tests {
         };
         s.seen.insert(
             "rc-abcdefgh".into(),
-            entry("SQL injection --> <b>x</b> & more"),
+            entry("SQL injection --> <b>x</b> & @more"),
         );
         s.acks.insert(
             "rc-abcdefgh".into(),
@@ -323,7 +323,7 @@ mod tests {
         let block = encode(&s);
         assert!(block.starts_with(OPENER) && block.ends_with(" -->"));
         let inner = &block[OPENER.len()..block.len() - CLOSER.len()];
-        assert!(!inner.contains('>') && !inner.contains('<') && !inner.contains('&'));
+        assert!(!inner.contains(['>', '<', '&', '@']));
         let body = format!("<!-- review-bot-ack -->\n## verdict\n\n{block}\n");
         assert_eq!(decode(&body), Ok(Some(s)));
         assert_eq!(decode("<!-- review-bot-ack -->\nno block"), Ok(None));

@@ -182,3 +182,123 @@ fn push_capped<T>(out: &mut String, items: impl Iterator<Item = T>, line: impl F
         let _ = writeln!(out, "- … and {rest} more (the JSON report lists them all)");
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::api::{IssueComment, PrSnapshot, User};
+    use crate::identity::{state, Access, IdentityInput};
+    use crate::model::{NormalizedFinding, Severity};
+    use crate::pipeline::{analyze, AnalysisOptions, ExtraSource};
+    use crate::render::{render_comment, RenderOptions};
+
+    fn many(n: usize) -> Vec<ExtraSource> {
+        let findings = (0..n)
+            .map(|i| {
+                let mut f = NormalizedFinding::new(
+                    "reviewer",
+                    i.to_string(),
+                    Severity::High,
+                    "bug",
+                    format!("A rather long title for finding number {i} that takes some room"),
+                )
+                .at(format!("src/module_{i:04}/file.rs"), Some(10));
+                f.detail = "Explained at length.".into();
+                f
+            })
+            .collect();
+        vec![ExtraSource::ok("reviewer", findings)]
+    }
+
+    #[test]
+    fn the_state_block_always_fits_whole_at_the_end() {
+        let outcome = analyze(None, &[], many(600), &AnalysisOptions::default());
+        let options = RenderOptions::default();
+        let body = render_comment(&outcome, &options);
+        assert!(
+            body.chars().count() <= options.max_chars,
+            "{}",
+            body.chars().count()
+        );
+        assert!(body.contains("cut to fit"), "the findings made room");
+        let tail = body.trim_end().lines().last().unwrap();
+        assert!(tail.starts_with(state::OPENER));
+        assert_eq!(
+            state::decode(&body),
+            Ok(Some(outcome.identity.state.clone()))
+        );
+        assert!(
+            outcome.identity.state.seen.len() < 600,
+            "the block was bounded"
+        );
+    }
+
+    #[test]
+    fn people_text_in_acks_and_refusals_is_escaped() {
+        let first = analyze(None, &[], many(1), &AnalysisOptions::default());
+        let fp = first.findings[0].fingerprint().unwrap().to_owned();
+        let said = |id: u64, login: &str, body: String| IssueComment {
+            id,
+            user: Some(User {
+                login: login.into(),
+                id,
+                kind: "User".into(),
+            }),
+            body: Some(body),
+            ..IssueComment::default()
+        };
+        let snapshot = PrSnapshot {
+            issue_comments: vec![
+                said(
+                    1,
+                    "alice",
+                    format!(
+                        "/consensus ack {fp} ping @bob <!-- review-bot-ack --> `x` is fine here"
+                    ),
+                ),
+                said(
+                    2,
+                    "eve",
+                    format!("/consensus ack {fp} @carol </details> **bold** reason"),
+                ),
+            ],
+            ..PrSnapshot::default()
+        };
+        let mut identity = IdentityInput {
+            today: chrono::NaiveDate::from_ymd_opt(2026, 1, 1),
+            ..IdentityInput::default()
+        };
+        identity.permissions.insert(
+            "alice".into(),
+            Access::Granted {
+                role: "write".into(),
+            },
+        );
+        identity.permissions.insert(
+            "eve".into(),
+            Access::Denied {
+                role: "read".into(),
+            },
+        );
+        let options = AnalysisOptions {
+            identity,
+            ..AnalysisOptions::default()
+        };
+        let outcome = analyze(Some(&snapshot), &[], many(1), &options);
+        assert_eq!(outcome.acknowledged().count(), 1);
+        let body = render_comment(&outcome, &RenderOptions::default());
+        assert_eq!(
+            body.matches("<!-- review-bot-ack").count(),
+            1,
+            "only our marker"
+        );
+        assert!(
+            !body.contains("@bob") && !body.contains("@carol"),
+            "no mentions"
+        );
+        assert_eq!(
+            body.matches("</details>").count(),
+            body.matches("<details>").count()
+        );
+        assert!(body.contains("\\*\\*bold\\*\\*"));
+    }
+}
