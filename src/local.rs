@@ -325,6 +325,25 @@ pub fn sarif_sources(text: &str) -> Result<Vec<ExtraSource>, String> {
 mod tests {
     use super::*;
 
+    #[test]
+    fn the_viewer_is_saved_beside_the_folder_and_read_back() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        assert_eq!(load_viewer(dir.path()).expect("none is fine"), None);
+        save_viewer(dir.path(), "octo-app[bot]", true).expect("saved");
+        assert_eq!(
+            load_viewer(dir.path()).expect("read"),
+            Some(("octo-app[bot]".to_owned(), true))
+        );
+        save_viewer(dir.path(), "alice", false).expect("saved");
+        assert_eq!(
+            load_viewer(dir.path()).expect("read"),
+            Some(("alice".to_owned(), false))
+        );
+        fs::write(dir.path().join(VIEWER), "{\"type\": \"User\"}").expect("written");
+        let err = load_viewer(dir.path()).unwrap_err().to_string();
+        assert!(err.contains("viewer.json"), "{err}");
+    }
+
     fn fixture(name: &str) -> PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("tests/fixtures")

@@ -484,24 +484,45 @@ async fn render_replays_the_state_offline_and_refuses_unknown_permissions() {
         &format!("/consensus ack {sql} also checked by the payments team"),
     );
 
+    // `run --dry-run --save` from a laptop: the folder, and who we were.
     let dir = tempfile::tempdir().unwrap();
-    let write = |name: &str, value: &Value| {
-        std::fs::write(dir.path().join(name), value.to_string()).unwrap();
-    };
-    write("pull.json", &data.pull);
-    write("review_comments.json", &json!(data.review_comments));
-    write("reviews.json", &json!(data.reviews));
-    write("issue_comments.json", &json!(fake.comments()));
-    write(
-        "code_scanning_alerts.json",
-        &json!(data.code_scanning.clone().unwrap()),
+    let saved = dir.path().join("pr");
+    let run = std::process::Command::new(env!("CARGO_BIN_EXE_review-consensus"))
+        .args([
+            "run",
+            "--repo",
+            "acme/payments-api",
+            "--pr",
+            "101",
+            "--dry-run",
+            "--save",
+        ])
+        .arg(&saved)
+        .env_clear()
+        .env("GITHUB_TOKEN", crate::support::TOKEN)
+        .env("GITHUB_API_URL", &fake.api_url)
+        .env("GITHUB_GRAPHQL_URL", &fake.graphql_url)
+        .env("REVIEW_CONSENSUS_RETRY_MAX_WAIT_MS", "30")
+        .output()
+        .unwrap();
+    assert_eq!(
+        run.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let viewer: Value =
+        serde_json::from_str(&std::fs::read_to_string(saved.join("viewer.json")).unwrap()).unwrap();
+    assert_eq!(
+        viewer,
+        json!({"login": "github-actions[bot]", "type": "Bot"})
     );
     let report_path = dir.path().join("report.json");
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_review-consensus"))
         .arg("render")
         .arg("--report")
         .arg(&report_path)
-        .arg(dir.path())
+        .arg(&saved)
         .env_clear()
         .output()
         .unwrap();
