@@ -5,6 +5,7 @@ use crate::adapters::{self, BotSelection, ExtractOptions};
 use crate::api::PrSnapshot;
 use crate::consensus::{self, ConsensusOptions};
 use crate::gate;
+use crate::identity::{self, IdentityInput};
 use crate::model::{Coverage, FailOn, NormalizedFinding, Outcome, SourceState, SourceStatus};
 use crate::synthesis::{self, SynthesisOptions};
 
@@ -62,6 +63,8 @@ pub struct AnalysisOptions {
     pub consensus: ConsensusOptions,
     pub synthesis: SynthesisOptions,
     pub fail_on: FailOn,
+    /// The last run's state, the commenters' permissions and today (from the edge).
+    pub identity: IdentityInput,
 }
 
 /// Run adapters (when there is a PR snapshot), add extra sources, then the engine and gate.
@@ -100,7 +103,8 @@ pub fn analyze(
     };
     // `findings` is not needed afterwards: the clusters take the findings, no copies.
     let clusters = consensus::consensus_owned(findings, &consensus_options);
-    let synthesized = synthesis::synthesize(clusters, &synthesis_options);
+    let mut synthesized = synthesis::synthesize(clusters, &synthesis_options);
+    let identity = identity::track(&mut synthesized, &statuses, snapshot, &options.identity);
     let gate = gate::decide(&synthesized, options.fail_on);
 
     Outcome {
@@ -114,6 +118,7 @@ pub fn analyze(
         findings: synthesized,
         fail_on: options.fail_on,
         gate,
+        identity,
     }
 }
 

@@ -215,6 +215,7 @@ mod tests {
             rank_score: 27,
             suppressed: false,
             suppression_reason: None,
+            identity: None,
         }
     }
 
@@ -228,6 +229,7 @@ mod tests {
             findings,
             fail_on: FailOn::Confirmed,
             gate: Gate::Fail,
+            identity: Default::default(),
         }
     }
 

@@ -223,11 +223,13 @@ fn inline_finding(comment: &ReviewComment) -> Result<(NormalizedFinding, bool), 
     let anchor = anchor(comment).ok_or("no `path`")?;
     let parsed = parse_body(&comment.body)?;
     let withdrawn = parsed.withdrawn;
+    let stable_id = parsed.hidden_id.clone();
     let id = parsed
         .hidden_id
         .clone()
         .unwrap_or_else(|| comment.id.to_string());
     let mut finding = build(parsed, Section::Inline, &anchor.file, id);
+    finding.stable_id = stable_id;
     let source = finding
         .provenance
         .category_source

@@ -59,6 +59,7 @@ fn outcome_of(
         gate: gate::decide(&findings, fail_on),
         findings,
         fail_on,
+        identity: Default::default(),
     }
 }
 

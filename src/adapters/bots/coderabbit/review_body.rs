@@ -64,11 +64,13 @@ pub(super) fn review_items(review: &Review, malformed: &mut Vec<String>) -> Vec<
                     continue;
                 }
             };
+            let stable_id = parsed.hidden_id.clone();
             let id = parsed
                 .hidden_id
                 .clone()
                 .unwrap_or_else(|| format!("review-{}-{counter}", review.id));
             let mut finding = build(parsed, section, &file, id);
+            finding.stable_id = stable_id;
             finding.evidence.file = file;
             if let Some((start, end)) = range {
                 finding.evidence.line = Some(start);
