@@ -6,6 +6,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Context};
+use serde::de::IgnoredAny;
+use serde_json::value::RawValue;
 use serde_json::Value;
 
 use crate::api::{self, CodeScanning, PrSnapshot, PullRequest, RepoRef, Unreadable};
@@ -232,23 +234,59 @@ pub enum LocalInput {
 }
 
 /// Read one INPUT: a folder is a saved PR, a JSON array is normalised findings, a JSON
-/// object with `runs` or a SARIF `$schema` is SARIF.
+/// object with `runs` or a SARIF `$schema` is SARIF. The file is looked at without building
+/// a tree of it (SARIF logs reach hundreds of MB).
 pub fn load_input(path: &Path) -> anyhow::Result<LocalInput> {
     if path.is_dir() {
         return load_snapshot_dir(path).map(|s| LocalInput::Snapshot(Box::new(s)));
     }
     let name = path.display().to_string();
     let text = fs::read_to_string(path).with_context(|| format!("cannot read {name}"))?;
-    let value: Value =
-        serde_json::from_str(&text).with_context(|| format!("{name}: not valid JSON"))?;
-    match value {
-        Value::Array(items) => findings_sources(&name, items).map(LocalInput::Sources),
-        Value::Object(ref object) if is_sarif(object) => sarif_sources(&text)
-            .map(LocalInput::Sources)
-            .map_err(|e| anyhow!("{name}: {e}")),
-        _ => bail!(
-            "{name}: neither a saved-API-JSON folder, a normalised-findings array nor a SARIF log"
-        ),
+    let not_json = || format!("{name}: not valid JSON");
+    match text
+        .trim_start_matches('\u{feff}')
+        .trim_start()
+        .as_bytes()
+        .first()
+    {
+        Some(b'[') => {
+            let items: Vec<&RawValue> = serde_json::from_str(&text).with_context(not_json)?;
+            findings_sources(&name, items).map(LocalInput::Sources)
+        }
+        Some(b'{')
+            if serde_json::from_str::<Probe>(&text)
+                .with_context(not_json)?
+                .is_sarif() =>
+        {
+            sarif_sources(&text)
+                .map(LocalInput::Sources)
+                .map_err(|e| anyhow!("{name}: {e}"))
+        }
+        _ => {
+            serde_json::from_str::<IgnoredAny>(&text).with_context(not_json)?;
+            bail!(
+                "{name}: neither a saved-API-JSON folder, a normalised-findings array nor a SARIF log"
+            )
+        }
+    }
+}
+
+/// The two members of an object that tell a SARIF log; everything else is skipped unbuilt.
+#[derive(serde::Deserialize)]
+struct Probe {
+    runs: Option<IgnoredAny>,
+    #[serde(rename = "$schema")]
+    schema: Option<Value>,
+}
+
+impl Probe {
+    fn is_sarif(&self) -> bool {
+        self.runs.is_some()
+            || self
+                .schema
+                .as_ref()
+                .and_then(Value::as_str)
+                .is_some_and(|s| s.to_ascii_lowercase().contains("sarif"))
     }
 }
 
@@ -287,20 +325,12 @@ pub fn load_inputs(paths: &[PathBuf]) -> anyhow::Result<(Option<PrSnapshot>, Vec
     Ok((snapshot, extra))
 }
 
-fn is_sarif(object: &serde_json::Map<String, Value>) -> bool {
-    object.contains_key("runs")
-        || object
-            .get("$schema")
-            .and_then(Value::as_str)
-            .is_some_and(|s| s.to_ascii_lowercase().contains("sarif"))
-}
-
 /// Normalised findings, one source per bot in order of first appearance. A bad element is
 /// an error naming it: this file is written by a tool, not a bot, so it should be exact.
-pub fn findings_sources(name: &str, items: Vec<Value>) -> anyhow::Result<Vec<ExtraSource>> {
+pub fn findings_sources(name: &str, items: Vec<&RawValue>) -> anyhow::Result<Vec<ExtraSource>> {
     let mut by_bot: Vec<(String, Vec<NormalizedFinding>)> = Vec::new();
     for (index, item) in items.into_iter().enumerate() {
-        let finding: NormalizedFinding = serde_json::from_value(item)
+        let finding: NormalizedFinding = serde_json::from_str(item.get())
             .with_context(|| format!("{name}: element {index} is not a normalised finding"))?;
         if finding.bot.trim().is_empty() {
             bail!("{name}: element {index} has an empty `bot`");

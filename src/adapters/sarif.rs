@@ -7,7 +7,11 @@
 //! the rule's default) `level`: error -> medium, warning -> low, note / none -> info.
 
 use std::collections::BTreeMap;
+use std::fmt;
 
+use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::adapters::read::markdown;
@@ -20,13 +24,27 @@ use crate::pipeline::ExtraSource;
 
 /// Parse one SARIF document into one source per tool (runs of the same tool are merged, so
 /// that CodeQL's per-language runs count as one bot in the agreement denominator).
+///
+/// Large logs (hundreds of MB, mostly code flows) are read lazily: the document and each run
+/// are split into raw slices of `text`, and each result is parsed on its own, keeping only
+/// the members a finding needs. No tree of the whole document is ever built.
 pub fn parse(text: &str) -> Result<Vec<ExtraSource>, String> {
-    let doc: Value =
+    if !text
+        .trim_start_matches('\u{feff}')
+        .trim_start()
+        .starts_with('{')
+    {
+        return Err(match serde_json::from_str::<IgnoredAny>(text) {
+            Err(err) => format!("SARIF is not valid JSON: {err}"),
+            Ok(_) => "SARIF top level is not a JSON object".to_owned(),
+        });
+    }
+    let doc: Document<'_> =
         serde_json::from_str(text).map_err(|err| format!("SARIF is not valid JSON: {err}"))?;
-    let root = doc
-        .as_object()
-        .ok_or("SARIF top level is not a JSON object")?;
-    match root.get("version").and_then(Value::as_str) {
+    let version = doc
+        .version
+        .and_then(|raw| serde_json::from_str::<String>(raw.get()).ok());
+    match version.as_deref() {
         Some("2.1.0") | None => {}
         Some(other) => {
             return Err(format!(
@@ -34,19 +52,21 @@ pub fn parse(text: &str) -> Result<Vec<ExtraSource>, String> {
             ))
         }
     }
-    let runs = root
-        .get("runs")
-        .and_then(Value::as_array)
+    let runs: Vec<&RawValue> = doc
+        .runs
+        .and_then(|raw| serde_json::from_str(raw.get()).ok())
         .ok_or("SARIF has no `runs` array")?;
 
     // BTreeMap keeps the output order stable (by tool name).
     let mut by_tool: BTreeMap<String, ToolOutput> = BTreeMap::new();
-    for (index, run) in runs.iter().enumerate() {
-        let run = run
-            .as_object()
+    for (index, run) in runs.into_iter().enumerate() {
+        let run: Run<'_> = is_object(run)
+            .then(|| serde_json::from_str(run.get()).ok())
+            .flatten()
             .ok_or_else(|| format!("SARIF run {index} is not an object"))?;
         let name = run
-            .get("tool")
+            .tool
+            .as_ref()
             .and_then(|tool| tool.pointer("/driver/name"))
             .and_then(Value::as_str)
             .map(str::trim)
@@ -54,7 +74,7 @@ pub fn parse(text: &str) -> Result<Vec<ExtraSource>, String> {
             .ok_or_else(|| format!("SARIF run {index} has no `tool.driver.name`"))?;
         let bot = source_name(name);
         let out = by_tool.entry(bot.clone()).or_default();
-        read_run(&bot, run, out);
+        read_run(&bot, &run, out);
     }
     Ok(by_tool
         .into_iter()
@@ -66,6 +86,71 @@ pub fn parse(text: &str) -> Result<Vec<ExtraSource>, String> {
             source
         })
         .collect())
+}
+
+/// The top level, its members left as raw slices of the text.
+#[derive(Deserialize)]
+struct Document<'a> {
+    #[serde(borrow)]
+    version: Option<&'a RawValue>,
+    #[serde(borrow)]
+    runs: Option<&'a RawValue>,
+}
+
+/// One run: the tool (rules) and artifacts as values, the results still raw.
+#[derive(Deserialize)]
+struct Run<'a> {
+    tool: Option<Value>,
+    artifacts: Option<Value>,
+    #[serde(borrow)]
+    results: Option<&'a RawValue>,
+}
+
+fn is_object(raw: &RawValue) -> bool {
+    raw.get().starts_with('{')
+}
+
+/// The members of a result that `read_result` reads; the rest (code flows, related
+/// locations, ...) is skipped without being built.
+struct Picked(Map<String, Value>);
+
+const RESULT_MEMBERS: &[&str] = &[
+    "ruleId",
+    "ruleIndex",
+    "rule",
+    "kind",
+    "level",
+    "baselineState",
+    "suppressions",
+    "message",
+    "locations",
+    "partialFingerprints",
+    "fingerprints",
+    "properties",
+];
+
+impl<'de> Deserialize<'de> for Picked {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Members;
+        impl<'de> Visitor<'de> for Members {
+            type Value = Picked;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a SARIF result object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Picked, A::Error> {
+                let mut picked = Map::new();
+                while let Some(key) = map.next_key::<String>()? {
+                    if RESULT_MEMBERS.contains(&key.as_str()) {
+                        picked.insert(key, map.next_value()?);
+                    } else {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                }
+                Ok(Picked(picked))
+            }
+        }
+        deserializer.deserialize_map(Members)
+    }
 }
 
 /// `CodeQL` -> `codeql`, `Semgrep OSS` -> `semgrep-oss`: a name usable as a bot id.
@@ -83,30 +168,34 @@ struct ToolOutput {
     skipped: Vec<String>,
 }
 
-fn read_run(bot: &str, run: &Map<String, Value>, out: &mut ToolOutput) {
-    let rules = Rules::of_run(run);
+fn read_run(bot: &str, run: &Run<'_>, out: &mut ToolOutput) {
+    let rules = Rules::of_tool(run.tool.as_ref());
     let artifacts = run
-        .get("artifacts")
+        .artifacts
+        .as_ref()
         .and_then(Value::as_array)
         .map(Vec::as_slice)
         .unwrap_or_default();
-    let Some(results) = run.get("results") else {
+    let Some(results) = run.results else {
         return; // a run that produced no results section simply found nothing
     };
-    let Some(results) = results.as_array() else {
+    let Ok(results) = serde_json::from_str::<Vec<&RawValue>>(results.get()) else {
         out.skipped
             .push("`results` is not an array; the run was skipped".to_owned());
         return;
     };
-    for (index, result) in results.iter().enumerate() {
-        let Some(result) = result.as_object() else {
+    for (index, result) in results.into_iter().enumerate() {
+        let picked = is_object(result)
+            .then(|| serde_json::from_str::<Picked>(result.get()).ok())
+            .flatten();
+        let Some(Picked(result)) = picked else {
             out.skipped.push(format!("result {index} is not an object"));
             continue;
         };
-        if !is_open_failure(result) {
+        if !is_open_failure(&result) {
             continue;
         }
-        match read_result(bot, result, &rules, artifacts) {
+        match read_result(bot, &result, &rules, artifacts) {
             Ok(finding) => out.findings.push(finding),
             Err(reason) => out.skipped.push(format!("result {index}: {reason}")),
         }
@@ -155,8 +244,7 @@ fn rule_list(component: Option<&Value>) -> &[Value] {
 }
 
 impl<'a> Rules<'a> {
-    fn of_run(run: &'a Map<String, Value>) -> Self {
-        let tool = run.get("tool");
+    fn of_tool(tool: Option<&'a Value>) -> Self {
         let extensions = tool
             .and_then(|t| t.get("extensions"))
             .and_then(Value::as_array)
