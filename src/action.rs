@@ -19,6 +19,7 @@ use crate::identity::{self, IdentityInput, Prior};
 use crate::model::{ConsensusLevel, Gate, Outcome};
 use crate::pipeline::{self, ExtraSource};
 use crate::publish::{commands, outputs};
+use crate::render::sarif::SarifOptions;
 use crate::render::{self, RenderOptions};
 
 #[derive(Debug)]
@@ -99,6 +100,7 @@ pub async fn run(request: RunRequest<'_>) -> anyhow::Result<RunResult> {
 
     console.group("Analyze");
     let extra = sarif_sources(&config.sarif, crate::adapters::sarif::parse);
+    let code_scanning = pipeline::code_scanning_sources(&extra);
     let outcome = pipeline::analyze(
         Some(&snapshot),
         &config.sources,
@@ -116,7 +118,6 @@ pub async fn run(request: RunRequest<'_>) -> anyhow::Result<RunResult> {
             ..RenderOptions::default()
         },
     );
-    let report = render::render_report(&outcome);
     console.endgroup();
 
     console.group("Publish");
@@ -135,7 +136,28 @@ pub async fn run(request: RunRequest<'_>) -> anyhow::Result<RunResult> {
     for warning in &published.warnings {
         console.warning(warning);
     }
-    write_files(config, env, &outcome, &markdown, &report, &published)?;
+    write_files(config, env, &outcome, &markdown, &published)?;
+    if let Some(path) = &config.sarif_output {
+        let options = SarifOptions {
+            header: config.comment_header.clone(),
+            server_url: Some(env.server_url.clone()),
+            code_scanning,
+            ..SarifOptions::default()
+        };
+        let summary = outputs::write_sarif(path, &outcome, &options)
+            .with_context(|| format!("cannot write the SARIF to {}", path.display()))?;
+        tracing::info!(
+            "SARIF: {} result(s) written to {}",
+            summary.results,
+            path.display()
+        );
+        if let Some(note) = summary.left_out_note() {
+            tracing::info!("SARIF: {note}");
+        }
+        if let Some(note) = summary.cut_note() {
+            console.warning(&note);
+        }
+    }
     console.endgroup();
     for line in render::annotations::workflow_annotations(&outcome) {
         console.line(&line);
@@ -312,19 +334,20 @@ fn write_files(
     env: &GitHubEnv,
     outcome: &Outcome,
     markdown: &str,
-    report: &serde_json::Value,
     published: &Published,
 ) -> anyhow::Result<()> {
     if let Some(path) = &env.step_summary_path {
         outputs::append_step_summary(path, markdown)
             .with_context(|| format!("cannot write the job summary {}", path.display()))?;
     }
-    outputs::write_report(&config.report_path, report).with_context(|| {
-        format!(
-            "cannot write the report to {}",
-            config.report_path.display()
-        )
-    })?;
+    outputs::write_report(&config.report_path, &render::render_report(outcome)).with_context(
+        || {
+            format!(
+                "cannot write the report to {}",
+                config.report_path.display()
+            )
+        },
+    )?;
     if let Some(path) = &env.output_path {
         let values = output_values(outcome, published, &config.report_path);
         let pairs: Vec<(&str, String)> = values.iter().map(|(k, v)| (*k, v.clone())).collect();

@@ -13,6 +13,7 @@ use review_consensus::action::{self, RunRequest};
 use review_consensus::config::{resolve_pr, Config, ConfigError, GitHubEnv, PrTarget};
 use review_consensus::model::Outcome;
 use review_consensus::publish::{commands, outputs};
+use review_consensus::render::sarif::SarifOptions;
 use review_consensus::render::{self, RenderOptions};
 use review_consensus::{demo, doctor, local, pipeline};
 
@@ -81,6 +82,9 @@ pub struct RenderArgs {
     /// confirmed, needs-verification, unverified or never (default confirmed).
     #[arg(long, value_name = "LEVEL")]
     pub fail_on: Option<String>,
+    /// Also write the consensus results as SARIF 2.1.0 here (for code scanning).
+    #[arg(long, value_name = "PATH")]
+    pub sarif_output: Option<String>,
     /// Saved-API-JSON folders, normalised-findings JSON files or SARIF files.
     #[arg(required = true, value_name = "INPUT")]
     pub inputs: Vec<PathBuf>,
@@ -209,6 +213,7 @@ fn render_mode(args: RenderArgs, vars: Vec<(String, String)>) -> anyhow::Result<
         ("INPUT_LINE-WINDOW", &args.line_window),
         ("INPUT_TITLE-OVERLAP", &args.title_overlap),
         ("INPUT_FAIL-ON", &args.fail_on),
+        ("INPUT_SARIF-OUTPUT", &args.sarif_output),
     ];
     let pairs = flags
         .into_iter()
@@ -218,7 +223,15 @@ fn render_mode(args: RenderArgs, vars: Vec<(String, String)>) -> anyhow::Result<
         input: format!("--{}", e.input),
         message: e.message,
     })?;
+    if args.report.is_some() && args.report == config.sarif_output {
+        return Err(ConfigError {
+            input: "--sarif-output".to_owned(),
+            message: "is also `--report`; accepted: a path other than the report's".to_owned(),
+        }
+        .into());
+    }
     let (snapshot, extra) = local::load_inputs(&args.inputs)?;
+    let code_scanning = pipeline::code_scanning_sources(&extra);
     let marker = render::markdown::marker(config.comment_header.as_deref());
     let today = chrono::Utc::now().date_naive();
     let identity = local::offline_identity(&args.inputs, snapshot.as_ref(), &marker, today)?;
@@ -237,7 +250,7 @@ fn render_mode(args: RenderArgs, vars: Vec<(String, String)>) -> anyhow::Result<
     let comment = render::render_comment(
         &outcome,
         &RenderOptions {
-            server_url,
+            server_url: server_url.clone(),
             ..RenderOptions::default()
         },
     );
@@ -245,6 +258,20 @@ fn render_mode(args: RenderArgs, vars: Vec<(String, String)>) -> anyhow::Result<
     if let Some(path) = &args.report {
         outputs::write_report(path, &render::render_report(&outcome))
             .with_context(|| format!("cannot write the report to {}", path.display()))?;
+    }
+    if let Some(path) = &config.sarif_output {
+        let options = SarifOptions {
+            header: config.comment_header.clone(),
+            server_url,
+            code_scanning,
+            ..SarifOptions::default()
+        };
+        let summary = outputs::write_sarif(path, &outcome, &options)
+            .with_context(|| format!("cannot write the SARIF to {}", path.display()))?;
+        let notes = [summary.left_out_note(), summary.cut_note()];
+        for note in notes.into_iter().flatten() {
+            print_err(&format!("SARIF: {note}"));
+        }
     }
     print_err(&demo::verdict(&outcome));
     Ok(gate_code(&outcome))

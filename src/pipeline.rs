@@ -122,6 +122,19 @@ pub fn analyze(
     }
 }
 
+/// The extra sources that are code scanning already (SARIF files): the SARIF output leaves
+/// out what only they found, as it leaves out `gh-advanced-security`'s alerts.
+pub fn code_scanning_sources(extra: &[ExtraSource]) -> Vec<String> {
+    let mut names: Vec<String> = extra
+        .iter()
+        .filter(|s| s.tool_verified)
+        .map(|s| s.status.bot.clone())
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
 /// One source per name: CodeQL writes a SARIF file per language and a tool may be given
 /// several findings files, but a bot counts once in the agreement denominator.
 fn merge_by_name(extra: Vec<ExtraSource>) -> Vec<ExtraSource> {

@@ -28,6 +28,7 @@ pub const INPUT_NAMES: &[&str] = &[
     "comment-header",
     "sarif",
     "report-path",
+    "sarif-output",
 ];
 
 const DEFAULT_LINE_WINDOW: u32 = 3;
@@ -53,6 +54,7 @@ pub(super) struct RawInputs {
     comment_header: Option<String>,
     sarif: Option<String>,
     report_path: Option<String>,
+    sarif_output: Option<String>,
 }
 
 // Hand-written so that the token can never reach a log through `{:?}`.
@@ -99,6 +101,10 @@ pub(super) fn from_pairs(pairs: Vec<(String, String)>) -> Result<Config, ConfigE
             .unwrap_or_else(std::env::temp_dir)
             .join(REPORT_FILE),
     };
+    let sarif = parse_sarif(set(&raw.sarif))?;
+    let sarif_output = set(&raw.sarif_output)
+        .map(|path| parse_sarif_output(path, &sarif, &report_path))
+        .transpose()?;
     Ok(Config {
         token,
         sources: parse_bots(set(&raw.bots))?,
@@ -128,8 +134,9 @@ pub(super) fn from_pairs(pairs: Vec<(String, String)>) -> Result<Config, ConfigE
         comment_header: set(&raw.comment_header)
             .map(parse_comment_header)
             .transpose()?,
-        sarif: parse_sarif(set(&raw.sarif))?,
+        sarif,
         report_path,
+        sarif_output,
     })
 }
 
@@ -297,6 +304,42 @@ fn parse_sarif(text: Option<&str>) -> Result<Vec<String>, ConfigError> {
         .collect()
 }
 
+/// `sarif-output`: a file to write, which the run must not read back as a bot's SARIF (a
+/// `sarif` glob matching it) nor share with the report.
+fn parse_sarif_output(
+    text: &str,
+    sarif: &[String],
+    report_path: &std::path::Path,
+) -> Result<PathBuf, ConfigError> {
+    let accepted = "accepted: a file path such as `review-consensus.sarif`";
+    if text.ends_with(['/', '\\']) {
+        return Err(error(
+            "sarif-output",
+            format!("`{text}` is a folder; {accepted}"),
+        ));
+    }
+    let path = PathBuf::from(text);
+    if path == report_path {
+        return Err(error(
+            "sarif-output",
+            format!("`{text}` is also `report-path`; {accepted} other than the report's"),
+        ));
+    }
+    let read_back = sarif
+        .iter()
+        .find(|pattern| glob::Pattern::new(pattern).is_ok_and(|p| p.matches_path(&path)));
+    if let Some(pattern) = read_back {
+        return Err(error(
+            "sarif-output",
+            format!(
+                "`{text}` matches the `sarif` input `{pattern}`, so our own results would be \
+                 read back as a bot's; {accepted} outside the `sarif` globs"
+            ),
+        ));
+    }
+    Ok(path)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -326,6 +369,7 @@ mod tests {
                 &raw.comment_header,
                 &raw.sarif,
                 &raw.report_path,
+                &raw.sarif_output,
             ];
             assert_eq!(fields.len(), INPUT_NAMES.len(), "a field without a name");
             let set = fields.iter().filter(|f| f.is_some()).count();

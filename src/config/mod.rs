@@ -48,6 +48,8 @@ pub struct Config {
     /// SARIF globs, each match an extra source.
     pub sarif: Vec<String>,
     pub report_path: PathBuf,
+    /// `sarif-output`: also write the consensus results as SARIF here.
+    pub sarif_output: Option<PathBuf>,
 }
 
 /// What the runner tells us through `GITHUB_*` / `RUNNER_*` (CONTRACT section 2).

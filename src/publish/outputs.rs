@@ -1,10 +1,14 @@
-//! `GITHUB_OUTPUT`, `GITHUB_STEP_SUMMARY` and the JSON report file.
+//! `GITHUB_OUTPUT`, `GITHUB_STEP_SUMMARY`, the JSON report file and the SARIF file.
 
-use std::fs::{self, OpenOptions};
-use std::io::{self, Write};
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, BufWriter, Write};
 use std::path::Path;
 
 use rand::Rng;
+use serde::Serialize;
+
+use crate::model::Outcome;
+use crate::render::sarif::{render_sarif, SarifOptions, SarifSummary};
 
 /// Append `name=value` pairs to the `GITHUB_OUTPUT` file (heredoc with a random delimiter
 /// for multi-line values).
@@ -48,14 +52,43 @@ pub fn append_step_summary(path: &Path, markdown: &str) -> io::Result<()> {
     append(path, &text)
 }
 
-/// Write the JSON report, creating parent folders.
-pub fn write_report(path: &Path, report: &serde_json::Value) -> io::Result<()> {
+/// Write the JSON report (pretty-printed, newline-terminated), creating parent folders.
+/// Serialised straight into a buffered file: the report is never held in memory.
+pub fn write_report(path: &Path, report: &impl Serialize) -> io::Result<()> {
+    write_with(path, |out| {
+        serde_json::to_writer_pretty(&mut *out, report).map_err(io::Error::other)?;
+        out.write_all(b"\n")
+    })
+}
+
+/// Write bytes rendered elsewhere (the SARIF log), creating parent folders.
+pub fn write_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    write_with(path, |out| out.write_all(bytes))
+}
+
+/// Render the consensus results as SARIF and write them to `path` (`sarif-output`); what
+/// was left out or cut is in the returned summary, for the job log.
+pub fn write_sarif(
+    path: &Path,
+    outcome: &Outcome,
+    options: &SarifOptions,
+) -> io::Result<SarifSummary> {
+    let sarif = render_sarif(outcome, options);
+    write_file(path, sarif.json.as_bytes())?;
+    Ok(sarif.summary)
+}
+
+/// Create `path` (and its folders) and fill it through a buffer.
+fn write_with(
+    path: &Path,
+    fill: impl FnOnce(&mut BufWriter<File>) -> io::Result<()>,
+) -> io::Result<()> {
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
         fs::create_dir_all(parent)?;
     }
-    let mut text = serde_json::to_string_pretty(report).map_err(io::Error::other)?;
-    text.push('\n');
-    fs::write(path, text)
+    let mut out = BufWriter::with_capacity(1 << 16, File::create(path)?);
+    fill(&mut out)?;
+    out.flush()
 }
 
 /// One `write_all` per call, so our block is never interleaved with another writer's.

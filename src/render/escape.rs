@@ -86,6 +86,48 @@ pub fn json_for_html_comment(json: &str) -> String {
     out
 }
 
+/// Make bot text safe in a SARIF message (`message.text`, plain text): one line, no control
+/// characters or bidirectional overrides, no `@mention`, and no embedded link: SARIF reads
+/// `[text](id)` as a link to a related location, so a `]` before `(` is escaped as `\]`, and
+/// backslashes before a bracket are doubled (the spec's escapes, shown as the plain text).
+pub fn sarif_text(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 4);
+    let mut pending_space = false;
+    let chars: Vec<char> = text
+        .chars()
+        .filter(|&c| is_line_break_or_space(c) || !(c.is_control() || is_bidi_control(c)))
+        .collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        i += 1;
+        if is_line_break_or_space(c) {
+            pending_space = !out.is_empty();
+            continue;
+        }
+        if pending_space {
+            out.push(' ');
+            pending_space = false;
+        }
+        match c {
+            '@' => {
+                out.push('@');
+                out.push(MENTION_BREAK);
+            }
+            '\\' => {
+                let run = 1 + chars[i..].iter().take_while(|&&b| b == '\\').count();
+                i += run - 1;
+                let before_bracket = matches!(chars.get(i), Some('[' | ']'));
+                let copies = if before_bracket { 2 * run } else { run };
+                out.extend(std::iter::repeat_n('\\', copies));
+            }
+            ']' if chars.get(i) == Some(&'(') => out.push_str("\\]"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
 /// Percent-encode a repository path for a URL, keeping `/` between segments.
 pub fn encode_path(path: &str) -> String {
     let mut out = String::with_capacity(path.len());
@@ -171,6 +213,18 @@ mod tests {
         );
     }
 
+    #[test]
+    fn sarif_text_makes_no_link_and_no_mention() {
+        assert_eq!(sarif_text("see [x](1) now"), "see [x\\](1) now");
+        assert_eq!(sarif_text("[nitpick] a [b]"), "[nitpick] a [b]");
+        assert_eq!(sarif_text("a\\](2)"), "a\\\\\\](2)");
+        assert_eq!(sarif_text("C:\\dir\\x"), "C:\\dir\\x");
+        assert_eq!(
+            sarif_text("hi @bob\n\tbye\u{0}\u{202E}"),
+            "hi @\u{200B}bob bye"
+        );
+    }
+
     proptest! {
         #[test]
         fn escaped_text_is_inert(text in ".*", prefix in prop::sample::select(vec![
@@ -193,6 +247,23 @@ mod tests {
                 }
             }
             prop_assert!(!escaped.starts_with('#'));
+        }
+
+        #[test]
+        fn sarif_text_is_inert(text in "[a-z@\\\\\\[\\]() \n\u{0}]*") {
+            let escaped = sarif_text(&text);
+            let chars: Vec<char> = escaped.chars().collect();
+            prop_assert!(!chars.iter().any(|c| c.is_control()));
+            for pair in chars.windows(2) {
+                prop_assert!(!(pair[0] == '@' && pair[1].is_alphanumeric()));
+            }
+            for (i, pair) in chars.windows(2).enumerate() {
+                if pair == [']', '('] {
+                    // Escaped: preceded by an odd run of backslashes.
+                    let run = chars[..i].iter().rev().take_while(|&&b| b == '\\').count();
+                    prop_assert!(run % 2 == 1, "a link in {escaped:?}");
+                }
+            }
         }
     }
 }

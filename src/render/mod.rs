@@ -5,6 +5,7 @@ pub mod escape;
 pub mod identity;
 pub mod markdown;
 pub mod report;
+pub mod sarif;
 
 pub use markdown::{render_comment, RenderOptions};
 pub use report::render_report;

@@ -1,55 +1,95 @@
-//! The JSON report (CONTRACT section 7), version 1.
+//! The JSON report (CONTRACT section 7), version 1: typed views of the `Outcome` that serde
+//! writes straight to the file, so a report of 100,000 findings is never held in memory
+//! (neither as text nor as a `serde_json::Value` tree).
 
 use serde::Serialize;
-use serde_json::{json, Value};
 
-use crate::model::{ConsensusLevel, Outcome};
+use crate::identity::{Lapsed, Refusal, Tracked};
+use crate::model::{ConsensusLevel, FailOn, Outcome, SourceStatus, SynthesizedFinding};
 
 pub const REPORT_VERSION: u32 = 1;
-
-fn to_json<T: Serialize>(value: &T) -> Value {
-    // Our model types always serialise (string keys only); a failure would be a bug.
-    serde_json::to_value(value).unwrap_or(Value::Null)
-}
 
 /// Every finding (surfaced first, in rank order, then the suppressed) with its consensus
 /// fields, its synthesis fields, its members (each with its `finding_id`) and its identity
 /// (`fingerprint`, `state`, `new`, `first_seen`, `acknowledged`); then what changed since the
-/// last run and the acknowledgement commands that were not followed.
-pub fn render_report(outcome: &Outcome) -> Value {
-    let suppressed = outcome.suppressed().count();
+/// last run and the acknowledgement commands that were not followed. Borrows the outcome:
+/// serialise it with `serde_json::to_writer` (`publish::outputs::write_report`).
+#[derive(Debug, Serialize)]
+pub struct Report<'a> {
+    version: u32,
+    repository: &'a str,
+    pull_request: Option<u64>,
+    head_sha: Option<&'a str>,
+    bots_ran: usize,
+    sources: &'a [SourceStatus],
+    counts: Counts,
+    findings: &'a [SynthesizedFinding],
+    fail_on: FailOn,
+    gate: &'static str,
+    changes: Changes<'a>,
+    acknowledgements: Acknowledgements<'a>,
+    identity_notes: &'a [String],
+}
+
+#[derive(Debug, Serialize)]
+struct Counts {
+    confirmed: usize,
+    #[serde(rename = "needs-verification")]
+    needs_verification: usize,
+    unverified: usize,
+    suppressed: usize,
+    total: usize,
+    acknowledged: usize,
+    new: usize,
+}
+
+#[derive(Debug, Serialize)]
+struct Changes<'a> {
+    first_run: bool,
+    baseline: Option<&'a str>,
+    resolved: &'a [Tracked],
+    awaiting_review: &'a [Tracked],
+}
+
+#[derive(Debug, Serialize)]
+struct Acknowledgements<'a> {
+    refused: &'a [Refusal],
+    lapsed: &'a [Lapsed],
+}
+
+pub fn render_report(outcome: &Outcome) -> Report<'_> {
     let identity = &outcome.identity;
-    json!({
-        "version": REPORT_VERSION,
-        "repository": outcome.repository,
-        "pull_request": outcome.pull_request,
-        "head_sha": outcome.head_sha,
-        "bots_ran": outcome.bots_ran,
-        "sources": to_json(&outcome.sources),
-        "counts": {
-            "confirmed": outcome.count_at(ConsensusLevel::Confirmed),
-            "needs-verification": outcome.count_at(ConsensusLevel::NeedsVerification),
-            "unverified": outcome.count_at(ConsensusLevel::Unverified),
-            "suppressed": suppressed,
-            "total": outcome.findings.len(),
-            "acknowledged": outcome.acknowledged().count(),
-            "new": outcome.new_findings().count(),
+    Report {
+        version: REPORT_VERSION,
+        repository: &outcome.repository,
+        pull_request: outcome.pull_request,
+        head_sha: outcome.head_sha.as_deref(),
+        bots_ran: outcome.bots_ran,
+        sources: &outcome.sources,
+        counts: Counts {
+            confirmed: outcome.count_at(ConsensusLevel::Confirmed),
+            needs_verification: outcome.count_at(ConsensusLevel::NeedsVerification),
+            unverified: outcome.count_at(ConsensusLevel::Unverified),
+            suppressed: outcome.suppressed().count(),
+            total: outcome.findings.len(),
+            acknowledged: outcome.acknowledged().count(),
+            new: outcome.new_findings().count(),
         },
-        "findings": to_json(&outcome.findings),
-        "fail_on": to_json(&outcome.fail_on),
-        "gate": outcome.gate.as_str(),
-        "changes": {
-            "first_run": identity.first_run,
-            "baseline": identity.baseline,
-            "resolved": to_json(&identity.resolved),
-            "awaiting_review": to_json(&identity.awaiting),
+        findings: &outcome.findings,
+        fail_on: outcome.fail_on,
+        gate: outcome.gate.as_str(),
+        changes: Changes {
+            first_run: identity.first_run,
+            baseline: identity.baseline.as_deref(),
+            resolved: &identity.resolved,
+            awaiting_review: &identity.awaiting,
         },
-        "acknowledgements": {
-            "refused": to_json(&identity.refused),
-            "lapsed": to_json(&identity.lapsed),
+        acknowledgements: Acknowledgements {
+            refused: &identity.refused,
+            lapsed: &identity.lapsed,
         },
-        "identity_notes": to_json(&identity.notes),
-    })
+        identity_notes: &identity.notes,
+    }
 }
 
 #[cfg(test)]
@@ -121,7 +161,7 @@ mod tests {
     fn report_round_trips_with_contract_fields() {
         let outcome = outcome();
         let text = serde_json::to_string_pretty(&render_report(&outcome)).expect("serialise");
-        let report: Value = serde_json::from_str(&text).expect("parse back");
+        let report: serde_json::Value = serde_json::from_str(&text).expect("parse back");
         assert_eq!(report["version"], 1);
         assert_eq!(report["repository"], "acme/payments-api");
         assert_eq!(report["pull_request"], 101);
