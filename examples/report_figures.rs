@@ -8,7 +8,7 @@
 //!
 //! Flags: `--bin PATH` (default `target/release/review-consensus`), `--runs N` (default 3:
 //! the best wall time and the highest peak of N runs), `--findings N` (default 100,000),
-//! `--sarif-mb N` (default 200). Peak RSS is the child's `Maximum resident set size` from
+//! `--sarif-mb N` (default 200), `--keep DIR` (leave the inputs and outputs there). Peak RSS is the child's `Maximum resident set size` from
 //! `/usr/bin/time -v` when present, else polled `VmHWM`. The inputs are generated
 //! deterministically in a temporary folder (the SARIF one result at a time, never held in
 //! memory). Targets (issue 14): `render --report` on 100,000 findings under 1 s and 300 MB;
@@ -37,6 +37,9 @@ struct Args {
     findings: usize,
     #[arg(long, default_value_t = 200)]
     sarif_mb: u64,
+    /// Keep the generated inputs and outputs in this folder (default: a temporary one).
+    #[arg(long)]
+    keep: Option<PathBuf>,
 }
 
 /// One measured case: a label and the `render` arguments.
@@ -53,10 +56,14 @@ fn main() -> Result<(), String> {
             args.bin.display()
         ));
     }
-    let work = std::env::temp_dir().join(format!("report-figures-{}", std::process::id()));
+    let work = args.keep.clone().unwrap_or_else(|| {
+        std::env::temp_dir().join(format!("report-figures-{}", std::process::id()))
+    });
     std::fs::create_dir_all(&work).map_err(|e| e.to_string())?;
     let result = run(&args, &work);
-    let _ = std::fs::remove_dir_all(&work);
+    if args.keep.is_none() {
+        let _ = std::fs::remove_dir_all(&work);
+    }
     result
 }
 

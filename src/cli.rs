@@ -274,7 +274,10 @@ fn render_mode(args: RenderArgs, vars: Vec<(String, String)>) -> anyhow::Result<
         }
     }
     print_err(&demo::verdict(&outcome));
-    Ok(gate_code(&outcome))
+    let code = gate_code(&outcome);
+    // The process ends now: freeing 100,000 findings one by one would only cost time.
+    std::mem::forget(outcome);
+    Ok(code)
 }
 
 fn demo_mode() -> anyhow::Result<u8> {

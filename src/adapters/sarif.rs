@@ -328,11 +328,12 @@ fn read_result(
         Some(category) => NativeCategory::strong(category),
         None => NativeCategory::none(),
     };
-    let (category, category_source) = taxonomy::resolve(
-        native,
-        &location.file,
-        &markdown::keyword_text(&title, &plain),
-    );
+    // The tool's own category wins: the keyword text is only read without one.
+    let keywords = match native.strong {
+        Some(_) => String::new(),
+        None => markdown::keyword_text(&title, &plain),
+    };
+    let (category, category_source) = taxonomy::resolve(native, &location.file, &keywords);
 
     let stable_id = fingerprint(result).map(|fp| format!("{rule_id}@{fp}"));
     let finding_id = stable_id.clone().unwrap_or_else(|| match location.line {
