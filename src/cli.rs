@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use anyhow::Context;
 use clap::{Args, CommandFactory, Parser, Subcommand};
 use review_consensus::action::{self, RunRequest};
-use review_consensus::config::{resolve_pr, Config, ConfigError, GitHubEnv, PrTarget};
+use review_consensus::config::{head_lookup, resolve_pr, Config, ConfigError, GitHubEnv, PrTarget};
 use review_consensus::model::Outcome;
 use review_consensus::publish::{commands, outputs};
 use review_consensus::render::{self, RenderOptions};
@@ -115,20 +115,40 @@ fn action_mode(vars: Vec<(String, String)>) -> anyhow::Result<u8> {
     let config = Config::from_inputs(vars.clone())?;
     let env = GitHubEnv::from_vars(vars);
     let event = read_event(&env)?;
-    let Some(target) = resolve_pr(&config, &env, event.as_ref())? else {
-        let event = env.event_name.as_deref().unwrap_or("unknown");
-        print_out(&commands::notice(&format!(
-            "no pull request in this `{event}` event; nothing to gate"
-        )));
-        return Ok(OK);
+    let found = resolve_pr(&config, &env, event.as_ref())?;
+    let lookup = match found {
+        Some(_) => None,
+        None => head_lookup(&config, &env, event.as_ref())?,
     };
-    if config.token.is_none() {
+    if (found.is_some() || lookup.is_some()) && config.token.is_none() {
         return Err(ConfigError {
             input: "github-token".to_owned(),
             message: "empty; pass `${{ github.token }}` (the default) or another token".to_owned(),
         }
         .into());
     }
+    let target = match (found, lookup) {
+        (Some(target), _) => Some(target),
+        (None, Some(lookup)) => {
+            let target = runtime()?.block_on(action::find_pull(&config, &env, &lookup))?;
+            if target.is_none() {
+                print_out(&commands::notice(&format!(
+                    "no open pull request has head commit {}; nothing to gate",
+                    lookup.head_sha
+                )));
+                return Ok(OK);
+            }
+            target
+        }
+        (None, None) => None,
+    };
+    let Some(target) = target else {
+        let event = env.event_name.as_deref().unwrap_or("unknown");
+        print_out(&commands::notice(&format!(
+            "no pull request in this `{event}` event; nothing to gate"
+        )));
+        return Ok(OK);
+    };
     let result = run_request(&config, &env, target, false, None)?;
     Ok(gate_code(&result.outcome))
 }
@@ -190,17 +210,20 @@ fn run_request(
     dry_run: bool,
     save_dir: Option<PathBuf>,
 ) -> anyhow::Result<action::RunResult> {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
-    runtime.block_on(action::run(RunRequest {
+    runtime()?.block_on(action::run(RunRequest {
         config,
         env,
         target,
         dry_run,
         save_dir,
     }))
+}
+
+fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")
 }
 
 fn render_mode(args: RenderArgs, vars: Vec<(String, String)>) -> anyhow::Result<u8> {

@@ -8,8 +8,11 @@ use std::path::{Path, PathBuf};
 use anyhow::{anyhow, bail, Context};
 use serde_json::Value;
 
-use crate::api::{self, CodeScanning, PrSnapshot, PullRequest, RepoRef, Unreadable};
-use crate::model::{NormalizedFinding, SourceState};
+use crate::api::{
+    self, CodeScanning, PrSnapshot, PullRequest, RepoRef, Unreadable, CODE_SCANNING_SURFACE,
+    REVIEW_THREADS_SURFACE,
+};
+use crate::model::{Coverage, NormalizedFinding, SourceState, SourceStatus};
 use crate::pipeline::ExtraSource;
 
 pub const PULL: &str = "pull.json";
@@ -31,8 +34,11 @@ pub struct SnapshotTexts<'a> {
     pub review_threads: Option<&'a str>,
 }
 
-/// Parse a saved PR. A bad element of a list is kept as `Unreadable`, not fatal; a file
-/// that is not JSON (or not the right kind of JSON) is an error naming it.
+/// Parse a saved PR. A bad element of a list is kept as `Unreadable`, not fatal; so is a bad
+/// thread node, and an optional file (`code_scanning_alerts.json`, `review_threads.json`)
+/// that cannot be read at all: that source is then reported as malformed, the rest goes on.
+/// A required file that is not JSON (or not the right kind of JSON) is an error naming it:
+/// without it the PR is only partly known, and a partial read never decides the gate.
 pub fn snapshot_from_texts(texts: &SnapshotTexts<'_>) -> anyhow::Result<PrSnapshot> {
     let pull_value = json(PULL, texts.pull)?;
     if !pull_value.is_object() {
@@ -44,19 +50,35 @@ pub fn snapshot_from_texts(texts: &SnapshotTexts<'_>) -> anyhow::Result<PrSnapsh
     let review_comments = list(REVIEW_COMMENTS, texts.review_comments, &mut unreadable)?;
     let reviews = list(REVIEWS, texts.reviews, &mut unreadable)?;
     let issue_comments = list(ISSUE_COMMENTS, texts.issue_comments, &mut unreadable)?;
+    let broken = |surface: &str, error: anyhow::Error| Unreadable {
+        surface: surface.to_owned(),
+        id: None,
+        login: None,
+        reason: crate::render::escape::one_line(&format!("{error:#}"), 300),
+    };
     let code_scanning = match texts.code_scanning_alerts {
-        Some(text) => CodeScanning::Alerts(list(CODE_SCANNING_ALERTS, text, &mut unreadable)?),
+        Some(text) => match list(CODE_SCANNING_ALERTS, text, &mut unreadable) {
+            Ok(alerts) => CodeScanning::Alerts(alerts),
+            Err(error) => {
+                tracing::warn!("{error:#}; code scanning is reported as malformed");
+                unreadable.push(broken(CODE_SCANNING_SURFACE, error));
+                CodeScanning::Unavailable(format!("{CODE_SCANNING_ALERTS} is unreadable"))
+            }
+        },
         None => CodeScanning::Unavailable("not in the saved folder".to_owned()),
     };
-    let review_threads = texts
-        .review_threads
-        .map(|text| {
-            let value = json(REVIEW_THREADS, text)?;
-            api::threads_from_json(&value).ok_or_else(|| {
-                anyhow!("{REVIEW_THREADS}: expected GraphQL reviewThreads nodes (the whole response or the `nodes` array)")
-            })
-        })
-        .transpose()?;
+    let review_threads = match texts.review_threads.map(threads_from_text) {
+        None => None,
+        Some(Ok((threads, bad))) => {
+            unreadable.extend(bad);
+            Some(threads)
+        }
+        Some(Err(error)) => {
+            tracing::warn!("{error:#}; thread state unknown: every comment counts");
+            unreadable.push(broken(REVIEW_THREADS_SURFACE, error));
+            None
+        }
+    };
     let repository = pull
         .base
         .repo
@@ -72,6 +94,46 @@ pub fn snapshot_from_texts(texts: &SnapshotTexts<'_>) -> anyhow::Result<PrSnapsh
         code_scanning,
         review_threads,
         unreadable,
+        viewer: None,
+    })
+}
+
+fn threads_from_text(text: &str) -> anyhow::Result<(Vec<api::ReviewThread>, Vec<Unreadable>)> {
+    let value = json(REVIEW_THREADS, text)?;
+    api::parse_threads(&value).map_err(|message| anyhow!("{REVIEW_THREADS}: {message}"))
+}
+
+/// Review-thread state that could not be read (nodes GitHub could not give, a broken
+/// `review_threads.json`, a failed query) as a source of its own, so the comment and the
+/// report say it: without it, resolved and outdated comments are counted like the others.
+pub fn thread_state_problems(snapshot: &PrSnapshot) -> Option<ExtraSource> {
+    let lost: Vec<&Unreadable> = snapshot
+        .unreadable
+        .iter()
+        .filter(|u| u.surface == REVIEW_THREADS_SURFACE)
+        .collect();
+    if lost.is_empty() {
+        return None;
+    }
+    let mut notes = vec![
+        "resolved / outdated state unknown for the comments concerned: they are counted".to_owned(),
+    ];
+    notes.extend(
+        lost.iter()
+            .map(|u| format!("skipped: {} #?: {}", u.surface, u.reason)),
+    );
+    let status = SourceStatus {
+        bot: "review threads".to_owned(),
+        status: SourceState::Malformed,
+        coverage: Coverage::Absent,
+        findings: 0,
+        skipped: lost.len(),
+        notes,
+    };
+    Some(ExtraSource {
+        status,
+        findings: Vec::new(),
+        tool_verified: false,
     })
 }
 
@@ -209,7 +271,10 @@ pub fn load_inputs(paths: &[PathBuf]) -> anyhow::Result<(Option<PrSnapshot>, Vec
                 "{}: only one saved-API-JSON folder per run (a run is about one PR)",
                 path.display()
             ),
-            Ok(LocalInput::Snapshot(s)) => snapshot = Some(*s),
+            Ok(LocalInput::Snapshot(s)) => {
+                extra.extend(thread_state_problems(&s));
+                snapshot = Some(*s);
+            }
             Ok(LocalInput::Sources(sources)) => extra.extend(sources),
             Err(error) if path.is_file() => {
                 tracing::warn!("skipping {}: {error:#}", path.display());
@@ -360,12 +425,74 @@ mod tests {
         assert!(e.to_string().contains(REVIEW_COMMENTS), "{e}");
         let e = snapshot_from_texts(&texts("[1,")).expect_err("truncated");
         assert!(e.to_string().contains(REVIEW_COMMENTS), "{e}");
-        let bad_threads = SnapshotTexts {
-            review_threads: Some(r#"{"x": 1}"#),
+        let e = snapshot_from_texts(&SnapshotTexts {
+            reviews: "nope",
             ..texts("[]")
-        };
-        let e = snapshot_from_texts(&bad_threads).expect_err("threads");
-        assert!(e.to_string().contains(REVIEW_THREADS), "{e}");
+        })
+        .expect_err("a required file");
+        assert!(e.to_string().contains(REVIEWS), "{e}");
+    }
+
+    #[test]
+    fn a_broken_optional_file_is_reported_and_the_rest_goes_on() {
+        let comments = r#"[{"id": 1, "body": "ok", "path": "a.rs"}]"#;
+        for (threads, alerts) in [
+            (Some(r#"{"x": 1}"#), None),
+            (Some("[1,"), None),
+            (None, Some("{ not json")),
+            (None, Some(r#"{"an": "object"}"#)),
+        ] {
+            let snapshot = snapshot_from_texts(&SnapshotTexts {
+                review_threads: threads,
+                code_scanning_alerts: alerts,
+                ..texts(comments)
+            })
+            .expect("the folder is still read");
+            assert_eq!(snapshot.review_comments.len(), 1);
+            assert_eq!(snapshot.unreadable.len(), 1, "{:?}", snapshot.unreadable);
+            let named = if threads.is_some() {
+                REVIEW_THREADS
+            } else {
+                CODE_SCANNING_ALERTS
+            };
+            assert!(
+                snapshot.unreadable[0].reason.contains(named),
+                "{:?}",
+                snapshot.unreadable
+            );
+            if threads.is_some() {
+                assert_eq!(snapshot.review_threads, None);
+                let source = thread_state_problems(&snapshot).expect("reported");
+                assert_eq!(source.status.status, SourceState::Malformed);
+                assert_eq!(source.status.bot, "review threads");
+            } else {
+                assert_eq!(snapshot.unreadable[0].surface, CODE_SCANNING_SURFACE);
+                assert!(matches!(
+                    snapshot.code_scanning,
+                    CodeScanning::Unavailable(_)
+                ));
+            }
+        }
+    }
+
+    #[test]
+    fn one_bad_thread_node_loses_only_itself() {
+        let threads = r#"[
+            {"id": "T1", "isResolved": true, "comments": {"nodes": [{"fullDatabaseId": "3000000001"}]}},
+            {"id": "T2", "isResolved": "maybe"},
+            null
+        ]"#;
+        let snapshot = snapshot_from_texts(&SnapshotTexts {
+            review_threads: Some(threads),
+            ..texts("[]")
+        })
+        .expect("read");
+        let kept = snapshot.review_threads.as_ref().expect("threads");
+        assert_eq!(kept.len(), 1);
+        assert_eq!(kept[0].comments.nodes[0].database_id, Some(3_000_000_001));
+        assert_eq!(snapshot.unreadable.len(), 2);
+        let source = thread_state_problems(&snapshot).expect("reported");
+        assert_eq!(source.status.skipped, 2);
     }
 
     #[test]

@@ -136,26 +136,75 @@ pub fn is_known(id: &str) -> bool {
     find_adapter(id).is_some()
 }
 
-/// The snapshot as adapters see it: without our own sticky comment, i.e. the issue comments
-/// and review bodies carrying its marker (whoever posted them: the sticky is often posted by
-/// `github-actions[bot]`, which a `generic` source may watch). Inline review comments stay:
-/// a bot finding may quote the marker.
-fn without_own_sticky(snapshot: &PrSnapshot) -> Cow<'_, PrSnapshot> {
-    let sticky = |body: Option<&str>| body.is_some_and(is_own_sticky);
-    let any = snapshot
-        .issue_comments
+/// The snapshot as adapters see it:
+/// - without our own sticky comment (`is_own_sticky`: the marker on the first line, our
+///   identity), which is never a finding even when a `generic` source watches the account
+///   that posts it (often `github-actions[bot]`); a bot comment that quotes the marker stays;
+/// - without `DISMISSED` reviews and the inline comments they carry: a review a maintainer
+///   dismissed neither shows that its bot reviewed nor raises findings (the one place every
+///   adapter's review reading goes through).
+fn adapter_view(snapshot: &PrSnapshot) -> Cow<'_, PrSnapshot> {
+    let viewer = snapshot.viewer.as_ref();
+    let sticky = |body: Option<&str>, user: Option<&crate::api::User>| {
+        body.is_some_and(|b| is_own_sticky(b, user, viewer))
+    };
+    let dismissed: Vec<u64> = snapshot
+        .reviews
         .iter()
-        .any(|c| sticky(c.body.as_deref()))
-        || snapshot.reviews.iter().any(|r| sticky(r.body.as_deref()));
+        .filter(|r| is_dismissed(r))
+        .map(|r| r.id)
+        .collect();
+    let any = !dismissed.is_empty()
+        || snapshot
+            .issue_comments
+            .iter()
+            .any(|c| sticky(c.body.as_deref(), c.user.as_ref()))
+        || snapshot
+            .reviews
+            .iter()
+            .any(|r| sticky(r.body.as_deref(), r.user.as_ref()));
     if !any {
         return Cow::Borrowed(snapshot);
     }
     let mut filtered = snapshot.clone();
     filtered
         .issue_comments
-        .retain(|c| !sticky(c.body.as_deref()));
-    filtered.reviews.retain(|r| !sticky(r.body.as_deref()));
+        .retain(|c| !sticky(c.body.as_deref(), c.user.as_ref()));
+    filtered
+        .reviews
+        .retain(|r| !is_dismissed(r) && !sticky(r.body.as_deref(), r.user.as_ref()));
+    filtered.review_comments.retain(|c| {
+        c.pull_request_review_id
+            .is_none_or(|review| !dismissed.contains(&review))
+    });
     Cow::Owned(filtered)
+}
+
+fn is_dismissed(review: &crate::api::Review) -> bool {
+    review
+        .state
+        .as_deref()
+        .is_some_and(|s| s.eq_ignore_ascii_case("DISMISSED"))
+}
+
+/// "a dismissed review (N comments) not counted" for each of the source's dismissed reviews.
+fn dismissed_notes(snapshot: &PrSnapshot, identity: &Identity) -> Vec<String> {
+    snapshot
+        .reviews
+        .iter()
+        .filter(|r| is_dismissed(r) && identity.matches(r.user.as_ref()))
+        .map(|r| {
+            let comments = snapshot
+                .review_comments
+                .iter()
+                .filter(|c| c.pull_request_review_id == Some(r.id))
+                .count();
+            format!(
+                "dismissed review #{} ({comments} comment(s)) not counted",
+                r.id
+            )
+        })
+        .collect()
 }
 
 /// Run the configured adapters over one PR.
@@ -164,7 +213,8 @@ pub fn extract(
     sources: &[SourceConfig],
     options: &ExtractOptions,
 ) -> Extraction {
-    let snapshot = &*without_own_sticky(snapshot);
+    let full = snapshot;
+    let snapshot = &*adapter_view(snapshot);
     let threads = ThreadIndex::new(snapshot);
     let mut findings = Vec::new();
     let mut statuses = Vec::new();
@@ -200,6 +250,7 @@ pub fn extract(
         for (name, logins) in runs {
             let identity = Identity::new(&logins, adapter.user_ids());
             let mut output = adapter.parse(snapshot, &logins);
+            output.notes.extend(dismissed_notes(full, &identity));
             for finding in &mut output.findings {
                 finding.bot.clone_from(&name);
             }
@@ -431,23 +482,24 @@ mod tests {
 
     #[test]
     fn own_sticky_is_never_read_by_adapters() {
-        use crate::api::{IssueComment, Review};
+        use crate::api::{IssueComment, Review, Viewer};
         let sticky =
             "<!-- review-bot-ack -->\n## Review consensus\n\nRate limit exceeded by one bot.";
-        let nitpicks = "<!-- review-bot-ack:strict -->\n<details>\n<summary>🧹 Nitpick comments (1)</summary><blockquote>\n\n\
+        let nitpicks = "<details>\n<summary>🧹 Nitpick comments (1)</summary><blockquote>\n\n\
 <details>\n<summary>app/a.py (1)</summary><blockquote>\n\n`3-3`: **Rename x.**\n\nUnclear.\n\n\
 </blockquote></details>\n\n</blockquote></details>";
         let mut snapshot = PrSnapshot {
             issue_comments: vec![IssueComment {
                 id: 1,
-                user: bot("coderabbitai[bot]"),
+                user: bot("github-actions[bot]"),
                 body: Some(sticky.into()),
                 ..IssueComment::default()
             }],
             reviews: vec![Review {
                 id: 2,
                 user: bot("coderabbitai[bot]"),
-                body: Some(nitpicks.into()),
+                // A bot body that merely quotes the marker, in a code block, is the bot's.
+                body: Some(format!("```\n<!-- review-bot-ack -->\n```\n{nitpicks}")),
                 ..Review::default()
             }],
             ..PrSnapshot::default()
@@ -461,15 +513,102 @@ mod tests {
             line: Some(3),
             ..ReviewComment::default()
         });
-        let x = extract(
-            &snapshot,
-            &[source("coderabbit"), source("sourcery")],
-            &ExtractOptions::default(),
+        // A `generic` source watching the account that posts our sticky reads nothing of it.
+        let watcher = SourceConfig {
+            adapter: "generic".into(),
+            logins: vec!["github-actions[bot]".into()],
+        };
+        let sources = [source("coderabbit"), source("sourcery"), watcher];
+        for viewer in [None, Some(Viewer::actions())] {
+            snapshot.viewer = viewer.clone();
+            let x = extract(&snapshot, &sources, &ExtractOptions::default());
+            let cr = &x.sources[0];
+            assert_eq!(
+                (cr.findings, cr.coverage),
+                (1, Coverage::Reviewed),
+                "{cr:?}"
+            );
+            assert_eq!(x.sources[1].findings, 1);
+            let generic = &x.sources[2];
+            assert_eq!(
+                (generic.findings, generic.coverage),
+                (0, Coverage::Absent),
+                "{viewer:?}: {generic:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn only_our_identity_owns_a_marker_on_the_first_line() {
+        use crate::api::Viewer;
+        let marked = "<!-- review-bot-ack:strict -->\nbody";
+        let actions = bot("github-actions[bot]");
+        let rabbit = bot("coderabbitai[bot]");
+        let person = Some(User {
+            login: "dana".into(),
+            id: 5,
+            kind: "User".into(),
+        });
+        // Offline: anyone but a built-in bot.
+        assert!(is_own_sticky(marked, actions.as_ref(), None));
+        assert!(is_own_sticky(marked, person.as_ref(), None));
+        assert!(!is_own_sticky(marked, rabbit.as_ref(), None));
+        // With the token's identity: only that identity.
+        let viewer = Viewer::actions();
+        assert!(is_own_sticky(marked, actions.as_ref(), Some(&viewer)));
+        assert!(!is_own_sticky(marked, person.as_ref(), Some(&viewer)));
+        assert!(!is_own_sticky(marked, rabbit.as_ref(), Some(&viewer)));
+        // The marker must be the whole first line.
+        for body in [
+            "quote:\n<!-- review-bot-ack -->",
+            "<!-- review-bot-ack --> and text",
+            "```\n<!-- review-bot-ack -->",
+        ] {
+            assert!(
+                !is_own_sticky(body, actions.as_ref(), Some(&viewer)),
+                "{body}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_dismissed_review_shows_no_coverage_and_carries_no_findings() {
+        use crate::api::Review;
+        let mut snapshot = PrSnapshot::default();
+        snapshot.pull.head.sha = "head".into();
+        snapshot.reviews.push(Review {
+            id: 40,
+            user: bot("sourcery-ai[bot]"),
+            state: Some("DISMISSED".into()),
+            commit_id: Some("head".into()),
+            ..Review::default()
+        });
+        snapshot.review_comments.push(ReviewComment {
+            id: 41,
+            pull_request_review_id: Some(40),
+            user: bot("sourcery-ai[bot]"),
+            body: "**issue (bug_risk):** Off by one.".into(),
+            path: Some("a.py".into()),
+            line: Some(3),
+            commit_id: Some("head".into()),
+            ..ReviewComment::default()
+        });
+        let x = extract(&snapshot, &[source("sourcery")], &ExtractOptions::default());
+        let s = &x.sources[0];
+        assert_eq!((s.findings, s.coverage), (0, Coverage::Absent), "{s:?}");
+        assert!(
+            s.notes
+                .iter()
+                .any(|n| n.contains("dismissed review #40 (1 comment(s))")),
+            "{s:?}"
         );
-        let cr = &x.sources[0];
-        assert_eq!((cr.findings, cr.coverage), (0, Coverage::Absent), "{cr:?}");
-        assert!(cr.notes.is_empty(), "{cr:?}");
-        assert_eq!(x.sources[1].findings, 1);
+
+        snapshot.reviews[0].state = Some("COMMENTED".into());
+        let x = extract(&snapshot, &[source("sourcery")], &ExtractOptions::default());
+        assert_eq!(
+            (x.sources[0].findings, x.sources[0].coverage),
+            (1, Coverage::Reviewed)
+        );
     }
 
     #[test]

@@ -90,6 +90,17 @@ impl PrTarget {
     }
 }
 
+/// A PR to find by its head commit: a `workflow_run` after a fork's PR run, whose payload
+/// lists no pull request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HeadLookup {
+    pub owner: String,
+    pub repo: String,
+    pub head_sha: String,
+    /// `owner:branch` of the head, when the payload names it (narrows the search to it).
+    pub head: Option<String>,
+}
+
 impl Config {
     /// Validate the action inputs. `vars` are environment-style pairs; only the
     /// `INPUT_*` ones are read (hyphens kept: `INPUT_FAIL-ON`).
@@ -136,4 +147,14 @@ pub fn resolve_pr(
     event: Option<&serde_json::Value>,
 ) -> Result<Option<PrTarget>, ConfigError> {
     event::resolve(config, env, event)
+}
+
+/// When `resolve_pr` finds none: the head commit whose open PR is to be looked up
+/// (`workflow_run` after a fork's PR run), else `None` (nothing to gate).
+pub fn head_lookup(
+    config: &Config,
+    env: &GitHubEnv,
+    event: Option<&serde_json::Value>,
+) -> Result<Option<HeadLookup>, ConfigError> {
+    event::head_lookup(config, env, event)
 }

@@ -1,13 +1,16 @@
 //! The sticky comment (CONTRACT section 5): one issue comment whose first line is the marker,
 //! authored by us. Oldest kept, extra copies of ours deleted, foreign ones never touched,
-//! no write when unchanged. Convergent without locks: after a create, list again.
+//! no write when unchanged. Convergent without locks: after a create, list again. A write a
+//! rate limit refused is retried from a fresh listing after the wait GitHub asks for (the
+//! comment may have been written meanwhile by another run).
 
 use http::Method;
 use serde_json::{json, Value};
 
 use super::fetch::list_all;
+use super::routes;
 use super::threads::{self, Viewer};
-use super::{GitHub, GitHubError};
+use super::{endpoint_name, GitHub, GitHubError};
 use crate::api::{self, IssueComment};
 use crate::config::PrTarget;
 
@@ -60,7 +63,39 @@ pub async fn upsert_sticky(
 }
 
 /// `upsert_sticky` for an identity already known (the viewer query runs beside the fetch).
+/// A rate-limited write: wait as GitHub asks, list again, write what is still needed; at
+/// most the retry policy's attempts, then the rate limit's error.
 pub async fn upsert_sticky_as(
+    gh: &GitHub,
+    target: &PrTarget,
+    marker: &str,
+    body: &str,
+    known: Option<&[IssueComment]>,
+    viewer: &Viewer,
+) -> Result<Sticky, GitHubError> {
+    let mut known = known;
+    let mut attempt = 1;
+    loop {
+        match upsert_once(gh, target, marker, body, known, viewer).await {
+            Err(err) if attempt < gh.retry_policy().max_attempts => {
+                let Some(wait) = err.rate_limit_wait() else {
+                    return Err(err);
+                };
+                tracing::warn!(
+                    "{err} (attempt {attempt}); listing again in {:.1}s",
+                    wait.as_secs_f64()
+                );
+                gh.pause(wait, &endpoint_name(&Method::POST, &create_path(target)))
+                    .await?;
+                known = None;
+                attempt += 1;
+            }
+            other => return other,
+        }
+    }
+}
+
+async fn upsert_once(
     gh: &GitHub,
     target: &PrTarget,
     marker: &str,
@@ -94,6 +129,7 @@ pub async fn upsert_sticky_as(
         {
             Ok(_) => deleted.push(extra.id),
             Err(err) if err.status() == Some(404) => {}
+            // A refused delete leaves a duplicate for the next run; not worth failing for.
             Err(err) => tracing::warn!("could not delete a duplicate sticky comment: {err}"),
         }
     }
@@ -142,12 +178,14 @@ fn mine(comments: &[IssueComment], marker: &str, viewer: &Viewer) -> Vec<IssueCo
 }
 
 async fn list_comments(gh: &GitHub, target: &PrTarget) -> Result<Vec<IssueComment>, GitHubError> {
-    let path = format!(
-        "/repos/{}/{}/issues/{}/comments?per_page=100",
-        target.owner, target.repo, target.number
-    );
+    let path = format!("{}?per_page=100", create_path(target));
     let (comments, _) = api::parse_list("issue_comments", list_all(gh, &path).await?);
     Ok(comments)
+}
+
+fn create_path(target: &PrTarget) -> String {
+    let n = target.number.to_string();
+    routes::ISSUE_COMMENTS.fill(&[&target.owner, &target.repo, &n])
 }
 
 /// POST once. On a 5xx or a dropped connection the comment may exist anyway: list first,
@@ -159,10 +197,7 @@ async fn create(
     body: &str,
     viewer: &Viewer,
 ) -> Result<IssueComment, GitHubError> {
-    let path = format!(
-        "/repos/{}/{}/issues/{}/comments",
-        target.owner, target.repo, target.number
-    );
+    let path = create_path(target);
     let payload = json!({ "body": body });
     match gh.write(Method::POST, &path, Some(&payload)).await {
         Ok(reply) => parse_comment(&reply.body, &path),
@@ -186,10 +221,7 @@ fn uncertain(err: &GitHubError) -> bool {
 }
 
 fn comment_path(target: &PrTarget, id: u64) -> String {
-    format!(
-        "/repos/{}/{}/issues/comments/{id}",
-        target.owner, target.repo
-    )
+    routes::UPDATE_ISSUE_COMMENT.fill(&[&target.owner, &target.repo, &id.to_string()])
 }
 
 fn parse_comment(text: &str, path: &str) -> Result<IssueComment, GitHubError> {
@@ -197,7 +229,7 @@ fn parse_comment(text: &str, path: &str) -> Result<IssueComment, GitHubError> {
         .and_then(serde_json::from_value::<IssueComment>)
         .map_err(|err| GitHubError::Decode {
             endpoint: path.to_owned(),
-            message: err.to_string(),
+            message: crate::render::escape::one_line(&err.to_string(), 300),
         })
 }
 

@@ -1,23 +1,39 @@
 //! Reading one PR: the pull, its three comment lists (every page), code-scanning alerts and
 //! review-thread state, the independent calls concurrently.
+//!
+//! A list is read whole or not at all: every `Link` page is followed, a page that comes back
+//! twice or a chain longer than `MAX_PAGES` is an error (never a partial list taken for the
+//! whole, which would let a flood of comments hide findings), and items repeated across
+//! pages are kept once.
+
+use std::collections::HashSet;
 
 use serde_json::Value;
 
+use super::routes::{self, Route};
 use super::{endpoint_name, threads, GitHub, GitHubError};
+use crate::api::REVIEW_THREADS_SURFACE;
 use crate::api::{self, CodeScanning, PrSnapshot, PullRequest, Unreadable};
 use crate::config::PrTarget;
 
-/// Safety stop for `Link` chains (100 pages of 100 = 10,000 items).
-const MAX_PAGES: usize = 100;
+/// Hard stop for `Link` chains: 1,000 pages of 100 = 100,000 items. Reaching it fails the
+/// run (the gate is never decided on what was read so far).
+pub const MAX_PAGES: usize = 1000;
+
+/// Unreadable objects logged one by one; the rest are counted.
+const LOGGED_UNREADABLE: usize = 5;
 
 /// Everything the adapters read about the PR.
 pub async fn fetch_snapshot(gh: &GitHub, target: &PrTarget) -> Result<PrSnapshot, GitHubError> {
-    let repo = format!("/repos/{}/{}", target.owner, target.repo);
-    let n = target.number;
-    let pull_path = format!("{repo}/pulls/{n}");
-    let review_comments_path = format!("{repo}/pulls/{n}/comments?per_page=100");
-    let reviews_path = format!("{repo}/pulls/{n}/reviews?per_page=100");
-    let issue_comments_path = format!("{repo}/issues/{n}/comments?per_page=100");
+    let n = target.number.to_string();
+    let params = [target.owner.as_str(), target.repo.as_str(), n.as_str()];
+    let listed = |route: Route| format!("{}?per_page=100", route.fill(&params));
+    let (pull_path, review_comments_path, reviews_path, issue_comments_path) = (
+        routes::PULL.fill(&params),
+        listed(routes::REVIEW_COMMENTS),
+        listed(routes::REVIEWS),
+        listed(routes::ISSUE_COMMENTS),
+    );
     let (pull, review_comments, reviews, issue_comments, code_scanning, review_threads) = tokio::join!(
         fetch_pull(gh, &pull_path),
         list_all(gh, &review_comments_path),
@@ -30,16 +46,32 @@ pub async fn fetch_snapshot(gh: &GitHub, target: &PrTarget) -> Result<PrSnapshot
     let review_comments = keep("review_comments", review_comments?, &mut unreadable);
     let reviews = keep("reviews", reviews?, &mut unreadable);
     let issue_comments = keep("issue_comments", issue_comments?, &mut unreadable);
-    let code_scanning = match code_scanning {
+    let code_scanning = match code_scanning? {
         CodeScanningFetch::Alerts(items) => {
-            CodeScanning::Alerts(keep("code_scanning_alerts", items, &mut unreadable))
+            CodeScanning::Alerts(keep(api::CODE_SCANNING_SURFACE, items, &mut unreadable))
         }
         CodeScanningFetch::Unavailable(reason) => CodeScanning::Unavailable(reason),
     };
     let review_threads = match review_threads {
-        Ok(threads) => Some(threads),
+        Ok((threads, lost)) => {
+            if !lost.is_empty() {
+                tracing::warn!(
+                    "review-thread state: {} part(s) GitHub could not give, their comments are counted as unresolved: {}",
+                    lost.len(),
+                    lost.iter().take(LOGGED_UNREADABLE).map(|u| u.reason.as_str()).collect::<Vec<_>>().join("; ")
+                );
+            }
+            unreadable.extend(lost);
+            Some(threads)
+        }
         Err(err) => {
             tracing::warn!("review-thread state unavailable, resolved/outdated unknown: {err}");
+            unreadable.push(Unreadable {
+                surface: REVIEW_THREADS_SURFACE.to_owned(),
+                id: None,
+                login: None,
+                reason: format!("unavailable: {err}"),
+            });
             None
         }
     };
@@ -52,6 +84,7 @@ pub async fn fetch_snapshot(gh: &GitHub, target: &PrTarget) -> Result<PrSnapshot
         code_scanning,
         review_threads,
         unreadable,
+        viewer: None,
     })
 }
 
@@ -61,11 +94,17 @@ fn keep<T: serde::de::DeserializeOwned>(
     unreadable: &mut Vec<Unreadable>,
 ) -> Vec<T> {
     let (good, bad) = api::parse_list(surface, items);
-    for item in &bad {
+    for item in bad.iter().take(LOGGED_UNREADABLE) {
         tracing::warn!(
             "skipped an unreadable {surface} object (id {:?}): {}",
             item.id,
             item.reason
+        );
+    }
+    if bad.len() > LOGGED_UNREADABLE {
+        tracing::warn!(
+            "skipped {} more unreadable {surface} objects",
+            bad.len() - LOGGED_UNREADABLE
         );
     }
     unreadable.extend(bad);
@@ -73,24 +112,49 @@ fn keep<T: serde::de::DeserializeOwned>(
 }
 
 async fn fetch_pull(gh: &GitHub, path: &str) -> Result<PullRequest, GitHubError> {
+    let endpoint = endpoint_name(&http::Method::GET, path);
     let reply = gh.read(path).await?;
-    let value = reply.json(&endpoint_name(&http::Method::GET, path))?;
-    serde_json::from_value(value).map_err(|err| GitHubError::Decode {
-        endpoint: endpoint_name(&http::Method::GET, path),
-        message: err.to_string(),
-    })
+    let value = gh.json(&reply, &endpoint)?;
+    serde_json::from_value(value).map_err(|err| gh.decode_error(&endpoint, &err))
 }
 
-/// GET a list and every page after it, following `Link: <...>; rel="next"`.
+/// GET a list and every page after it, following `Link: <...>; rel="next"`: every item,
+/// each once (by `id`, or `number` for alerts), or an error.
 pub async fn list_all(gh: &GitHub, first: &str) -> Result<Vec<Value>, GitHubError> {
     let mut items = Vec::new();
+    let mut ids = HashSet::new();
+    let mut pages = HashSet::new();
     let mut next = Some(first.to_owned());
-    let mut pages = 0;
     while let Some(target) = next.take() {
         let endpoint = endpoint_name(&http::Method::GET, &target);
+        let incomplete = |message: String| GitHubError::Incomplete {
+            endpoint: endpoint.clone(),
+            message,
+        };
+        if !pages.insert(page_key(gh, &target)) {
+            return Err(incomplete(format!(
+                "`Link` leads back to a page already read ({})",
+                gh.clean(&target)
+            )));
+        }
+        if pages.len() > MAX_PAGES {
+            return Err(incomplete(format!(
+                "more than {MAX_PAGES} pages; refusing to decide on part of the list"
+            )));
+        }
         let reply = gh.read(&target).await?;
-        match reply.json(&endpoint)? {
-            Value::Array(page) => items.extend(page),
+        match gh.json(&reply, &endpoint)? {
+            Value::Array(page) => {
+                for item in page {
+                    let id = item
+                        .get("id")
+                        .or_else(|| item.get("number"))
+                        .and_then(Value::as_u64);
+                    if id.is_none_or(|id| ids.insert(id)) {
+                        items.push(item);
+                    }
+                }
+            }
             other => {
                 return Err(GitHubError::Decode {
                     endpoint,
@@ -98,22 +162,27 @@ pub async fn list_all(gh: &GitHub, first: &str) -> Result<Vec<Value>, GitHubErro
                 })
             }
         }
-        pages += 1;
         next = reply.header("link").and_then(next_link).map(str::to_owned);
         if let Some(url) = &next {
             if !gh.same_origin(url) {
                 return Err(GitHubError::Decode {
                     endpoint,
-                    message: format!("`Link` points to another host: {url}"),
+                    message: format!("`Link` points to another host: {}", gh.clean(url)),
                 });
-            }
-            if pages >= MAX_PAGES {
-                tracing::warn!("{endpoint}: stopped after {MAX_PAGES} pages");
-                next = None;
             }
         }
     }
     Ok(items)
+}
+
+/// A page's identity: its URL made absolute, so the first (a path) and a `Link` back to it
+/// (a URL) compare equal.
+fn page_key(gh: &GitHub, target: &str) -> String {
+    if target.starts_with("http://") || target.starts_with("https://") {
+        target.to_owned()
+    } else {
+        format!("{}{target}", gh.api_url())
+    }
 }
 
 /// The `rel="next"` URL of a `Link` header.
@@ -144,21 +213,27 @@ enum CodeScanningFetch {
 }
 
 /// Alerts on the PR's merge ref. 403/404 (not enabled, no access) = source absent; any
-/// other failure is also not fatal, only louder.
-async fn fetch_code_scanning(gh: &GitHub, target: &PrTarget) -> CodeScanningFetch {
+/// other failure is also not fatal, only louder; but a list that could not be read whole
+/// is an error like any other.
+async fn fetch_code_scanning(
+    gh: &GitHub,
+    target: &PrTarget,
+) -> Result<CodeScanningFetch, GitHubError> {
     let path = format!(
-        "/repos/{}/{}/code-scanning/alerts?ref=refs/pull/{}/merge&per_page=100",
-        target.owner, target.repo, target.number
+        "{}?ref=refs/pull/{}/merge&per_page=100",
+        routes::CODE_SCANNING_ALERTS.fill(&[&target.owner, &target.repo]),
+        target.number
     );
     match list_all(gh, &path).await {
-        Ok(items) => CodeScanningFetch::Alerts(items),
+        Ok(items) => Ok(CodeScanningFetch::Alerts(items)),
+        Err(err @ (GitHubError::Incomplete { .. } | GitHubError::Deadline { .. })) => Err(err),
         Err(err) if matches!(err.status(), Some(403 | 404)) => {
             tracing::info!("code scanning unavailable: {err}");
-            CodeScanningFetch::Unavailable(err.to_string())
+            Ok(CodeScanningFetch::Unavailable(err.to_string()))
         }
         Err(err) => {
             tracing::warn!("code scanning alerts could not be read: {err}");
-            CodeScanningFetch::Unavailable(err.to_string())
+            Ok(CodeScanningFetch::Unavailable(err.to_string()))
         }
     }
 }

@@ -145,10 +145,10 @@ pub fn check_annotations(outcome: &Outcome) -> Vec<serde_json::Value> {
 }
 
 /// Annotation text is shown as plain text: keep line breaks and tabs, drop other control
-/// characters (bot text is untrusted and may carry terminal escapes).
+/// and bidirectional characters (bot text is untrusted and may carry terminal escapes).
 fn plain(text: &str) -> String {
     text.chars()
-        .filter(|c| !c.is_control() || matches!(c, '\n' | '\t'))
+        .filter(|c| !crate::render::escape::is_hazard(*c) || matches!(c, '\n' | '\t'))
         .collect()
 }
 

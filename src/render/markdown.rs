@@ -49,8 +49,50 @@ fn level_title(level: ConsensusLevel) -> &'static str {
     }
 }
 
-/// Marker, verdict, counts and the sources: always shown in full.
+/// How much of the sources' notes the head shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Notes {
+    /// Each kind of note once with its count, a few examples of each.
+    Summary,
+    /// Only how many notes each source has (when the summary would not fit).
+    Counts,
+}
+
+/// Distinct notes shown per source; the rest are counted.
+const NOTE_KINDS: usize = 5;
+/// Example object ids shown per kind of unreadable object.
+const NOTE_EXAMPLES: usize = 3;
+/// Longest note shown (characters, before escaping).
+const NOTE_CHARS: usize = 200;
+
+/// Marker, verdict, counts and the sources. Never more than a quarter of the body: with too
+/// many notes to summarise, only their counts are shown, and a head still too long is cut
+/// with a line saying so (the JSON report has every note).
 fn render_head(outcome: &Outcome, options: &RenderOptions) -> String {
+    let budget = options.max_chars / 4;
+    let head = render_head_with(outcome, options, Notes::Summary);
+    if head.chars().count() <= budget {
+        return head;
+    }
+    let head = render_head_with(outcome, options, Notes::Counts);
+    if head.chars().count() <= budget {
+        return head;
+    }
+    let cut_line = "\n_✂️ The list of sources was cut to fit the comment; the JSON report \
+                    lists them all._\n";
+    let keep = budget.saturating_sub(cut_line.chars().count());
+    let mut cut: String = head.chars().take(keep).collect();
+    // End on a whole line, so no markup is left open mid-line; the marker line always stays.
+    let marker_line = marker(options.header.as_deref()).len() + 1;
+    match cut.rfind('\n') {
+        Some(end) if end + 1 >= marker_line => cut.truncate(end + 1),
+        _ => cut = head[..marker_line].to_owned(),
+    }
+    cut.push_str(cut_line);
+    cut
+}
+
+fn render_head_with(outcome: &Outcome, options: &RenderOptions, notes: Notes) -> String {
     let mut out = marker(options.header.as_deref());
     out.push('\n');
     let blocking = outcome
@@ -93,11 +135,11 @@ fn render_head(outcome: &Outcome, options: &RenderOptions) -> String {
         outcome.count_at(ConsensusLevel::Unverified),
         outcome.suppressed().count()
     );
-    render_sources(&mut out, outcome);
+    render_sources(&mut out, outcome, notes);
     out
 }
 
-fn render_sources(out: &mut String, outcome: &Outcome) {
+fn render_sources(out: &mut String, outcome: &Outcome, detail: Notes) {
     let ran: Vec<String> = outcome
         .sources
         .iter()
@@ -132,7 +174,7 @@ fn render_sources(out: &mut String, outcome: &Outcome) {
                 None => quiet.push((state, vec![escape_inline(&source.bot)])),
             }
         } else {
-            missing.push(describe_missing(source));
+            missing.push(describe_missing(source, detail));
         }
     }
     missing.extend(
@@ -158,7 +200,7 @@ fn render_sources(out: &mut String, outcome: &Outcome) {
             if s.skipped > 0 {
                 let _ = write!(text, " ({} skipped as unreadable)", s.skipped);
             }
-            append_notes(&mut text, s);
+            append_notes(&mut text, s, detail);
             text
         })
         .collect();
@@ -176,17 +218,107 @@ fn missing_state(source: &SourceStatus) -> &'static str {
     }
 }
 
-fn describe_missing(source: &SourceStatus) -> String {
+fn describe_missing(source: &SourceStatus, detail: Notes) -> String {
     let mut text = format!("{} ({})", escape_inline(&source.bot), missing_state(source));
-    append_notes(&mut text, source);
+    append_notes(&mut text, source, detail);
     text
 }
 
-fn append_notes(text: &mut String, source: &SourceStatus) {
-    if !source.notes.is_empty() {
-        let notes: Vec<String> = source.notes.iter().map(|n| escape_inline(n)).collect();
-        let _ = write!(text, ": {}", notes.join(", "));
+fn append_notes(text: &mut String, source: &SourceStatus, detail: Notes) {
+    if source.notes.is_empty() {
+        return;
     }
+    match detail {
+        Notes::Summary => {
+            let _ = write!(text, ": {}", summarise_notes(&source.notes).join(", "));
+        }
+        Notes::Counts => {
+            let _ = write!(text, ": {} note(s) in the JSON report", source.notes.len());
+        }
+    }
+}
+
+/// One kind of note: an unreadable object's (`skipped: SURFACE #ID: REASON`, grouped by
+/// surface and reason with the ids as examples) or any other note (grouped when equal).
+#[derive(Debug)]
+struct NoteKind<'a> {
+    surface: Option<&'a str>,
+    text: &'a str,
+    ids: Vec<&'a str>,
+    count: usize,
+}
+
+/// `skipped: review_comments #5: invalid type` -> (`review_comments`, `5`, `invalid type`).
+fn unreadable_note(note: &str) -> Option<(&str, &str, &str)> {
+    let rest = note.strip_prefix("skipped: ")?;
+    let (surface, rest) = rest.split_once(" #")?;
+    let (id, reason) = rest.split_once(": ")?;
+    (!id.contains(' ')).then_some((surface, id, reason))
+}
+
+/// The notes of one source, each kind once with its count and a few example ids, at most
+/// `NOTE_KINDS` kinds and then how many more: 20,000 unreadable comments make one line.
+fn summarise_notes(notes: &[String]) -> Vec<String> {
+    let mut kinds: Vec<NoteKind<'_>> = Vec::new();
+    for note in notes {
+        let (surface, id, text) = match unreadable_note(note) {
+            Some((surface, id, reason)) => (Some(surface), Some(id), reason),
+            None => (None, None, note.as_str()),
+        };
+        match kinds
+            .iter_mut()
+            .find(|k| k.surface == surface && k.text == text)
+        {
+            Some(kind) => {
+                kind.count += 1;
+                if let Some(id) = id.filter(|_| kind.ids.len() < NOTE_EXAMPLES) {
+                    kind.ids.push(id);
+                }
+            }
+            None => kinds.push(NoteKind {
+                surface,
+                text,
+                ids: id.into_iter().collect(),
+                count: 1,
+            }),
+        }
+    }
+    let shown = kinds.len().min(NOTE_KINDS);
+    let mut out: Vec<String> = kinds[..shown]
+        .iter()
+        .map(|kind| {
+            let text = escape_inline(&crate::adapters::markdown::shorten(kind.text, NOTE_CHARS));
+            let mut line = match kind.surface {
+                Some(surface) => format!("skipped: {} — {text}", escape_inline(surface)),
+                None => text,
+            };
+            // Plain ids: `#123` would link to issue 123.
+            let ids: Vec<String> = kind.ids.iter().map(|id| escape_inline(id)).collect();
+            let more = if kind.count > kind.ids.len() {
+                ", …"
+            } else {
+                ""
+            };
+            match (kind.count, ids.is_empty()) {
+                (1, true) => {}
+                (1, false) => {
+                    let _ = write!(line, " (id {})", ids.join(", "));
+                }
+                (n, true) => {
+                    let _ = write!(line, " (×{n})");
+                }
+                (n, false) => {
+                    let _ = write!(line, " (×{n}: ids {}{more})", ids.join(", "));
+                }
+            }
+            line
+        })
+        .collect();
+    let hidden: usize = kinds[shown..].iter().map(|k| k.count).sum();
+    if hidden > 0 {
+        out.push(format!("{hidden} more note(s) in the JSON report"));
+    }
+    out
 }
 
 /// The locus, linked to the file at the head commit when everything needed is known.

@@ -3,7 +3,7 @@
 
 use crate::adapters::read::markdown;
 use crate::adapters::read::taxonomy::{self, NativeCategory};
-use crate::api::{ReviewComment, User};
+use crate::api::{ReviewComment, User, Viewer};
 use crate::model::{Category, CategorySource, Coverage, Provenance};
 
 /// Longest `detail` kept on a finding (characters).
@@ -55,9 +55,31 @@ impl Identity {
     }
 }
 
-/// Our own sticky comment (never a finding, whoever posted it).
-pub fn is_own_sticky(body: &str) -> bool {
-    body.contains("<!-- review-bot-ack")
+/// Our own sticky comment (never a finding): the marker, of any `comment-header`, alone on
+/// the body's first line, posted by our identity. Offline there is no identity: a comment
+/// by a built-in bot's login is never ours. A bot body that merely quotes the marker (in a
+/// code block, further down) is the bot's and is read.
+pub fn is_own_sticky(body: &str, author: Option<&User>, viewer: Option<&Viewer>) -> bool {
+    let first = body.lines().next().unwrap_or("").trim();
+    let marker = first == "<!-- review-bot-ack -->"
+        || (first.starts_with("<!-- review-bot-ack:") && first.ends_with("-->"));
+    if !marker {
+        return false;
+    }
+    match (viewer, author) {
+        (Some(viewer), Some(author)) => viewer.is(author),
+        (Some(_), None) => false,
+        (None, author) => !author.is_some_and(|a| is_built_in_bot(&a.login)),
+    }
+}
+
+/// The login is one a built-in adapter reads by default.
+fn is_built_in_bot(login: &str) -> bool {
+    let login = bare_login(login);
+    crate::adapters::registry()
+        .iter()
+        .flat_map(|adapter| adapter.default_logins())
+        .any(|default| bare_login(default) == login)
 }
 
 /// Where an inline review comment points on the head side.
