@@ -358,7 +358,7 @@ fn with_warnings(markdown: &str, warnings: &[String]) -> String {
     for warning in warnings {
         text.push_str("> ⚠️ ");
         text.push_str(&render::escape::escape_inline(warning));
-        text.push_str("\n");
+        text.push('\n');
     }
     text.push('\n');
     text.push_str(markdown);

@@ -376,79 +376,6 @@ impl PrSnapshot {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn thread_comment_ids_read_bigint_strings_and_old_numbers() {
-        let nodes = serde_json::json!([
-            {"id": "T1", "isResolved": true, "comments": {"nodes": [
-                {"fullDatabaseId": "2561200101"}, {"fullDatabaseId": "18446744073709551615"}]}},
-            {"id": "T2", "comments": {"nodes": [{"databaseId": 7}, {"fullDatabaseId": null}]}},
-            null,
-            {"id": "T4", "comments": {"nodes": [{"fullDatabaseId": "12abc"}]}},
-        ]);
-        let (good, bad) = parse_threads(&nodes).expect("a list");
-        let ids: Vec<Vec<Option<u64>>> = good
-            .iter()
-            .map(|t| t.comments.nodes.iter().map(|c| c.database_id).collect())
-            .collect();
-        assert_eq!(
-            ids,
-            vec![
-                vec![Some(2_561_200_101), Some(u64::MAX)],
-                vec![Some(7), None]
-            ]
-        );
-        let reasons: Vec<&str> = bad.iter().map(|u| u.reason.as_str()).collect();
-        assert_eq!(bad.len(), 2, "{reasons:?}");
-        assert!(reasons[0].starts_with("thread node 2: null"), "{reasons:?}");
-        assert!(reasons[1].starts_with("thread node 3:") && reasons[1].contains("12abc"));
-        // Written back as GitHub sends it.
-        let saved = serde_json::to_value(&good[0].comments.nodes[0]).unwrap();
-        assert_eq!(saved, serde_json::json!({"fullDatabaseId": "2561200101"}));
-        assert!(parse_threads(&serde_json::json!({"x": 1})).is_err());
-    }
-
-    fn user(login: &str, kind: &str) -> User {
-        User {
-            login: login.to_owned(),
-            id: 1,
-            kind: kind.to_owned(),
-        }
-    }
-
-    #[test]
-    fn an_app_matches_with_or_without_bot_suffix() {
-        let actions = Viewer::from_graphql("github-actions", Some("Bot"));
-        assert!(actions.is(&user("github-actions[bot]", "Bot")));
-        assert!(Viewer::actions().is(&user("GitHub-Actions[bot]", "Bot")));
-        assert!(!actions.is(&user("coderabbitai[bot]", "Bot")));
-        // A person whose login is the app's without the suffix is not the app.
-        assert!(!actions.is(&user("github-actions", "User")));
-    }
-
-    #[test]
-    fn a_person_needs_the_exact_login_and_type_user() {
-        let pat = Viewer::from_graphql("foo", Some("User"));
-        assert!(!pat.bot);
-        assert!(pat.is(&user("foo", "User")));
-        assert!(pat.is(&user("Foo", "User")));
-        assert!(!pat.is(&user("foo[bot]", "Bot")));
-        assert!(!pat.is(&user("foo", "Bot")));
-        assert!(!pat.is(&user("octo", "User")) && !pat.is(&user("foobar", "User")));
-    }
-
-    #[test]
-    fn the_type_comes_from_typename_or_the_suffix() {
-        assert!(Viewer::from_graphql("my-app[bot]", None).bot);
-        assert!(Viewer::from_graphql("my-app", Some("Bot")).bot);
-        assert!(!Viewer::from_graphql("alice", Some("User")).bot);
-        assert!(!Viewer::from_graphql("alice", None).bot);
-    }
-}
-
 /// Parse a JSON array element by element: the good ones, and a note for each bad one.
 pub fn parse_list<T: DeserializeOwned>(
     surface: &str,
@@ -522,4 +449,77 @@ pub fn parse_threads(value: &Value) -> Result<(Vec<ReviewThread>, Vec<Unreadable
 /// The readable thread nodes of `value` (see `parse_threads`), `None` when it holds none.
 pub fn threads_from_json(value: &Value) -> Option<Vec<ReviewThread>> {
     parse_threads(value).ok().map(|(good, _)| good)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thread_comment_ids_read_bigint_strings_and_old_numbers() {
+        let nodes = serde_json::json!([
+            {"id": "T1", "isResolved": true, "comments": {"nodes": [
+                {"fullDatabaseId": "2561200101"}, {"fullDatabaseId": "18446744073709551615"}]}},
+            {"id": "T2", "comments": {"nodes": [{"databaseId": 7}, {"fullDatabaseId": null}]}},
+            null,
+            {"id": "T4", "comments": {"nodes": [{"fullDatabaseId": "12abc"}]}},
+        ]);
+        let (good, bad) = parse_threads(&nodes).expect("a list");
+        let ids: Vec<Vec<Option<u64>>> = good
+            .iter()
+            .map(|t| t.comments.nodes.iter().map(|c| c.database_id).collect())
+            .collect();
+        assert_eq!(
+            ids,
+            vec![
+                vec![Some(2_561_200_101), Some(u64::MAX)],
+                vec![Some(7), None]
+            ]
+        );
+        let reasons: Vec<&str> = bad.iter().map(|u| u.reason.as_str()).collect();
+        assert_eq!(bad.len(), 2, "{reasons:?}");
+        assert!(reasons[0].starts_with("thread node 2: null"), "{reasons:?}");
+        assert!(reasons[1].starts_with("thread node 3:") && reasons[1].contains("12abc"));
+        // Written back as GitHub sends it.
+        let saved = serde_json::to_value(&good[0].comments.nodes[0]).unwrap();
+        assert_eq!(saved, serde_json::json!({"fullDatabaseId": "2561200101"}));
+        assert!(parse_threads(&serde_json::json!({"x": 1})).is_err());
+    }
+
+    fn user(login: &str, kind: &str) -> User {
+        User {
+            login: login.to_owned(),
+            id: 1,
+            kind: kind.to_owned(),
+        }
+    }
+
+    #[test]
+    fn an_app_matches_with_or_without_bot_suffix() {
+        let actions = Viewer::from_graphql("github-actions", Some("Bot"));
+        assert!(actions.is(&user("github-actions[bot]", "Bot")));
+        assert!(Viewer::actions().is(&user("GitHub-Actions[bot]", "Bot")));
+        assert!(!actions.is(&user("coderabbitai[bot]", "Bot")));
+        // A person whose login is the app's without the suffix is not the app.
+        assert!(!actions.is(&user("github-actions", "User")));
+    }
+
+    #[test]
+    fn a_person_needs_the_exact_login_and_type_user() {
+        let pat = Viewer::from_graphql("foo", Some("User"));
+        assert!(!pat.bot);
+        assert!(pat.is(&user("foo", "User")));
+        assert!(pat.is(&user("Foo", "User")));
+        assert!(!pat.is(&user("foo[bot]", "Bot")));
+        assert!(!pat.is(&user("foo", "Bot")));
+        assert!(!pat.is(&user("octo", "User")) && !pat.is(&user("foobar", "User")));
+    }
+
+    #[test]
+    fn the_type_comes_from_typename_or_the_suffix() {
+        assert!(Viewer::from_graphql("my-app[bot]", None).bot);
+        assert!(Viewer::from_graphql("my-app", Some("Bot")).bot);
+        assert!(!Viewer::from_graphql("alice", Some("User")).bot);
+        assert!(!Viewer::from_graphql("alice", None).bot);
+    }
 }

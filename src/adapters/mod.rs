@@ -140,21 +140,16 @@ pub fn is_known(id: &str) -> bool {
 /// - without our own sticky comment (`is_own_sticky`: the marker on the first line, our
 ///   identity), which is never a finding even when a `generic` source watches the account
 ///   that posts it (often `github-actions[bot]`); a bot comment that quotes the marker stays;
-/// - without `DISMISSED` reviews and the inline comments they carry: a review a maintainer
-///   dismissed neither shows that its bot reviewed nor raises findings (the one place every
-///   adapter's review reading goes through).
+/// - without `DISMISSED` reviews: a dismissed review neither shows that its bot reviewed nor
+///   raises findings from its body (the one place every adapter's review reading goes
+///   through). Its inline comments stay: bots such as Sourcery dismiss their own previous
+///   review on each push, which says nothing about those findings (thread state does).
 fn adapter_view(snapshot: &PrSnapshot) -> Cow<'_, PrSnapshot> {
     let viewer = snapshot.viewer.as_ref();
     let sticky = |body: Option<&str>, user: Option<&crate::api::User>| {
         body.is_some_and(|b| is_own_sticky(b, user, viewer))
     };
-    let dismissed: Vec<u64> = snapshot
-        .reviews
-        .iter()
-        .filter(|r| is_dismissed(r))
-        .map(|r| r.id)
-        .collect();
-    let any = !dismissed.is_empty()
+    let any = snapshot.reviews.iter().any(is_dismissed)
         || snapshot
             .issue_comments
             .iter()
@@ -173,10 +168,6 @@ fn adapter_view(snapshot: &PrSnapshot) -> Cow<'_, PrSnapshot> {
     filtered
         .reviews
         .retain(|r| !is_dismissed(r) && !sticky(r.body.as_deref(), r.user.as_ref()));
-    filtered.review_comments.retain(|c| {
-        c.pull_request_review_id
-            .is_none_or(|review| !dismissed.contains(&review))
-    });
     Cow::Owned(filtered)
 }
 
@@ -187,33 +178,12 @@ fn is_dismissed(review: &crate::api::Review) -> bool {
         .is_some_and(|s| s.eq_ignore_ascii_case("DISMISSED"))
 }
 
-/// "a dismissed review (N comments) not counted" for each of the source's dismissed reviews.
-fn dismissed_notes(snapshot: &PrSnapshot, identity: &Identity) -> Vec<String> {
-    snapshot
-        .reviews
-        .iter()
-        .filter(|r| is_dismissed(r) && identity.matches(r.user.as_ref()))
-        .map(|r| {
-            let comments = snapshot
-                .review_comments
-                .iter()
-                .filter(|c| c.pull_request_review_id == Some(r.id))
-                .count();
-            format!(
-                "dismissed review #{} ({comments} comment(s)) not counted",
-                r.id
-            )
-        })
-        .collect()
-}
-
 /// Run the configured adapters over one PR.
 pub fn extract(
     snapshot: &PrSnapshot,
     sources: &[SourceConfig],
     options: &ExtractOptions,
 ) -> Extraction {
-    let full = snapshot;
     let snapshot = &*adapter_view(snapshot);
     let threads = ThreadIndex::new(snapshot);
     let mut findings = Vec::new();
@@ -250,7 +220,6 @@ pub fn extract(
         for (name, logins) in runs {
             let identity = Identity::new(&logins, adapter.user_ids());
             let mut output = adapter.parse(snapshot, &logins);
-            output.notes.extend(dismissed_notes(full, &identity));
             for finding in &mut output.findings {
                 finding.bot.clone_from(&name);
             }
@@ -572,17 +541,28 @@ mod tests {
     }
 
     #[test]
-    fn a_dismissed_review_shows_no_coverage_and_carries_no_findings() {
+    fn a_dismissed_review_shows_no_coverage_and_its_body_no_findings() {
         use crate::api::Review;
         let mut snapshot = PrSnapshot::default();
         snapshot.pull.head.sha = "head".into();
         snapshot.reviews.push(Review {
             id: 40,
             user: bot("sourcery-ai[bot]"),
+            body: Some("Hey - I've reviewed your changes and they look great!".into()),
             state: Some("DISMISSED".into()),
             commit_id: Some("head".into()),
             ..Review::default()
         });
+        // Its body alone would show coverage; dismissed, it shows none.
+        let x = extract(&snapshot, &[source("sourcery")], &ExtractOptions::default());
+        let s = &x.sources[0];
+        assert_eq!((s.findings, s.coverage), (0, Coverage::Absent), "{s:?}");
+        snapshot.reviews[0].state = Some("COMMENTED".into());
+        let x = extract(&snapshot, &[source("sourcery")], &ExtractOptions::default());
+        assert_eq!(x.sources[0].coverage, Coverage::Reviewed);
+
+        // Its inline comments stay findings (a push dismisses Sourcery's previous review).
+        snapshot.reviews[0].state = Some("DISMISSED".into());
         snapshot.review_comments.push(ReviewComment {
             id: 41,
             pull_request_review_id: Some(40),
@@ -594,21 +574,7 @@ mod tests {
             ..ReviewComment::default()
         });
         let x = extract(&snapshot, &[source("sourcery")], &ExtractOptions::default());
-        let s = &x.sources[0];
-        assert_eq!((s.findings, s.coverage), (0, Coverage::Absent), "{s:?}");
-        assert!(
-            s.notes
-                .iter()
-                .any(|n| n.contains("dismissed review #40 (1 comment(s))")),
-            "{s:?}"
-        );
-
-        snapshot.reviews[0].state = Some("COMMENTED".into());
-        let x = extract(&snapshot, &[source("sourcery")], &ExtractOptions::default());
-        assert_eq!(
-            (x.sources[0].findings, x.sources[0].coverage),
-            (1, Coverage::Reviewed)
-        );
+        assert_eq!(x.sources[0].findings, 1);
     }
 
     #[test]

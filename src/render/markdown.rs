@@ -243,9 +243,37 @@ fn append_notes(text: &mut String, source: &SourceStatus, detail: Notes) {
 #[derive(Debug)]
 struct NoteKind<'a> {
     surface: Option<&'a str>,
-    text: &'a str,
+    text: String,
     ids: Vec<&'a str>,
     count: usize,
+}
+
+/// A reason with the values it quotes masked (`` invalid type: integer `17` `` and `` `18` ``
+/// are one reason): serde quotes the offending value.
+fn reason_kind(reason: &str) -> String {
+    let mut out = String::with_capacity(reason.len());
+    let mut quote: Option<char> = None;
+    for c in reason.chars() {
+        match quote {
+            Some(q) if c == q => {
+                out.push('…');
+                out.push(c);
+                quote = None;
+            }
+            Some(_) => {}
+            None => {
+                out.push(c);
+                if c == '`' || c == '"' {
+                    quote = Some(c);
+                }
+            }
+        }
+    }
+    if quote.is_some() {
+        // An unclosed quote: keep the text as it was.
+        return reason.to_owned();
+    }
+    out
 }
 
 /// `skipped: review_comments #5: invalid type` -> (`review_comments`, `5`, `invalid type`).
@@ -260,34 +288,37 @@ fn unreadable_note(note: &str) -> Option<(&str, &str, &str)> {
 /// `NOTE_KINDS` kinds and then how many more: 20,000 unreadable comments make one line.
 fn summarise_notes(notes: &[String]) -> Vec<String> {
     let mut kinds: Vec<NoteKind<'_>> = Vec::new();
+    let mut index: std::collections::HashMap<(Option<&str>, String), usize> =
+        std::collections::HashMap::new();
     for note in notes {
         let (surface, id, text) = match unreadable_note(note) {
-            Some((surface, id, reason)) => (Some(surface), Some(id), reason),
-            None => (None, None, note.as_str()),
+            Some((surface, id, reason)) => (Some(surface), Some(id), reason_kind(reason)),
+            None => (None, None, note.clone()),
         };
-        match kinds
-            .iter_mut()
-            .find(|k| k.surface == surface && k.text == text)
-        {
-            Some(kind) => {
+        match index.get(&(surface, text.clone())) {
+            Some(&at) => {
+                let kind = &mut kinds[at];
                 kind.count += 1;
                 if let Some(id) = id.filter(|_| kind.ids.len() < NOTE_EXAMPLES) {
                     kind.ids.push(id);
                 }
             }
-            None => kinds.push(NoteKind {
-                surface,
-                text,
-                ids: id.into_iter().collect(),
-                count: 1,
-            }),
+            None => {
+                index.insert((surface, text.clone()), kinds.len());
+                kinds.push(NoteKind {
+                    surface,
+                    text,
+                    ids: id.into_iter().collect(),
+                    count: 1,
+                });
+            }
         }
     }
     let shown = kinds.len().min(NOTE_KINDS);
     let mut out: Vec<String> = kinds[..shown]
         .iter()
         .map(|kind| {
-            let text = escape_inline(&crate::adapters::markdown::shorten(kind.text, NOTE_CHARS));
+            let text = escape_inline(&crate::adapters::markdown::shorten(&kind.text, NOTE_CHARS));
             let mut line = match kind.surface {
                 Some(surface) => format!("skipped: {} — {text}", escape_inline(surface)),
                 None => text,

@@ -14,5 +14,6 @@ mod cli;
 mod config;
 mod engine;
 mod fetch;
+mod hostile;
 mod outputs;
 mod sticky;

@@ -402,3 +402,58 @@ fn budget_cuts_lowest_tiers_first() {
     );
     assert!(tiny.chars().count() <= 40 && tiny.starts_with(MARKER));
 }
+
+#[test]
+fn unreadable_notes_are_summarised_by_reason_with_a_few_ids() {
+    let mut notes: Vec<String> = (0..5000)
+        .map(|i| {
+            format!("skipped: review_comments #{i}: invalid type: integer `{i}`, expected a string")
+        })
+        .collect();
+    notes.push("skipped: review_comments #9: missing field `path`".into());
+    notes.push("rate-limit notice".into());
+    notes.push("rate-limit notice".into());
+    let shown = summarise_notes(&notes);
+    assert_eq!(shown.len(), 3, "{shown:?}");
+    assert_eq!(
+        shown[0],
+        "skipped: review\\_comments — invalid type: integer \\`…\\`, expected a string (×5000: ids 0, 1, 2, …)"
+    );
+    assert_eq!(
+        shown[1],
+        "skipped: review\\_comments — missing field \\`…\\` (id 9)"
+    );
+    assert_eq!(shown[2], "rate-limit notice (×2)");
+    let many: Vec<String> = (0..9).map(|i| format!("note {i}")).collect();
+    let shown = summarise_notes(&many);
+    assert_eq!(shown.len(), NOTE_KINDS + 1);
+    assert_eq!(shown[NOTE_KINDS], "4 more note(s) in the JSON report");
+}
+
+#[test]
+fn a_notes_flood_never_pushes_the_findings_out() {
+    let mut outcome = three_bots();
+    // Every source drowning in distinct notes: the head is budgeted like the tiers.
+    for (k, source) in outcome.sources.iter_mut().enumerate() {
+        source.skipped = 20_000;
+        source.notes = (0..20_000)
+            .map(|i| format!("note {k}-{i}: {}", "x".repeat(150)))
+            .collect();
+    }
+    for i in 0..60 {
+        outcome.sources.push(source(
+            &format!("extra-{i}-{}", "y".repeat(1200)),
+            SourceState::Malformed,
+            Coverage::Absent,
+            &["unreadable"],
+        ));
+    }
+    let options = linked();
+    let body = render_comment(&outcome, &options);
+    assert!(body.chars().count() <= options.max_chars);
+    assert!(body.starts_with(MARKER));
+    assert!(body.contains("### Confirmed"), "findings pushed out");
+    assert!(body.contains("list of sources was cut"), "the cut is said");
+    let head_end = body.find("### Confirmed").unwrap();
+    assert!(body[..head_end].chars().count() <= options.max_chars / 4 + 2);
+}
