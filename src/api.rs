@@ -322,6 +322,14 @@ pub struct PullRequest {
     pub created_at: Option<String>,
 }
 
+/// `POST /repos/{o}/{r}/check-runs` answer: what is read of the created check run.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct CheckRun {
+    pub id: u64,
+    pub html_url: Option<String>,
+}
+
 /// Code scanning for the PR: its alerts, or why there are none to read.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", tag = "state", content = "value")]

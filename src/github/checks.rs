@@ -6,6 +6,7 @@ use http::Method;
 use serde_json::{json, Value};
 
 use super::{routes, GitHub, GitHubError};
+use crate::api;
 use crate::config::PrTarget;
 
 /// The Checks API's limit per request.
@@ -57,19 +58,16 @@ pub async fn publish_check_run(
     let reply = gh
         .write_patiently(Method::POST, &create_path, Some(&body))
         .await?;
-    let created: Value = gh.json(&reply, &format!("POST {create_path}"))?;
-    let id = created
-        .get("id")
-        .and_then(Value::as_u64)
-        .ok_or_else(|| GitHubError::Decode {
-            endpoint: format!("POST {create_path}"),
+    let endpoint = format!("POST {create_path}");
+    let created: api::CheckRun = serde_json::from_value(gh.json(&reply, &endpoint)?)
+        .map_err(|err| gh.decode_error(&endpoint, &err))?;
+    if created.id == 0 {
+        return Err(GitHubError::Decode {
+            endpoint,
             message: "the created check run has no `id`".to_owned(),
-        })?;
-    let html_url = created
-        .get("html_url")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_owned();
+        });
+    }
+    let (id, html_url) = (created.id, created.html_url.unwrap_or_default());
     let mut requests = 1;
     let update_path =
         routes::UPDATE_CHECK_RUN.fill(&[&target.owner, &target.repo, &id.to_string()]);

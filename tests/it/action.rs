@@ -856,3 +856,33 @@ async fn review_events_and_pull_request_target_resolve_the_pr() {
     assert_eq!(stickies(&fake).len(), 1);
     assert_clean(&fake);
 }
+
+#[tokio::test]
+async fn every_rest_request_is_one_of_the_routes_checked_against_githubs_description() {
+    use review_consensus::github::routes;
+    let mut data = many_findings_pr(60);
+    let bot = json!({"login": "github-actions[bot]", "id": 41898282, "type": "Bot"});
+    for id in [9002, 9001] {
+        data.issue_comments
+            .push(json!({"id": id, "user": bot, "body": format!("{MARKER}\nold")}));
+    }
+    let fake = FakeBuilder::new(data.clone()).page_size(7).start().await;
+    let ran = ActionRun::new(&fake, &data)
+        .input("check-name", "rc")
+        .input("fail-on", "never")
+        .run();
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    let state = fake.state();
+    let mut seen = std::collections::BTreeSet::new();
+    for request in state.requests.iter().filter(|r| !r.ends_with(" /graphql")) {
+        let (method, rest) = request.split_once(' ').unwrap();
+        let path = rest.split('?').next().unwrap();
+        let route = routes::ALL
+            .iter()
+            .find(|r| r.matches(method, path))
+            .unwrap_or_else(|| panic!("{request} is no declared route"));
+        seen.insert((route.method, route.path));
+    }
+    // Reads, the comment's edit and delete, the check run and its update all went through.
+    assert!(seen.len() >= 8, "{seen:?}");
+}

@@ -14,6 +14,7 @@ mod cli;
 mod config;
 mod engine;
 mod fetch;
+mod github_descriptions;
 mod hostile;
 mod outputs;
 mod sticky;
