@@ -118,10 +118,7 @@ pub fn thread_state_problems(snapshot: &PrSnapshot) -> Option<ExtraSource> {
     let mut notes = vec![
         "resolved / outdated state unknown for the comments concerned: they are counted".to_owned(),
     ];
-    notes.extend(
-        lost.iter()
-            .map(|u| format!("skipped: {} #?: {}", u.surface, u.reason)),
-    );
+    notes.extend(lost.iter().map(|u| u.reason.clone()));
     let status = SourceStatus {
         bot: "review threads".to_owned(),
         status: SourceState::Malformed,

@@ -243,7 +243,10 @@ fn append_notes(text: &mut String, source: &SourceStatus, detail: Notes) {
 #[derive(Debug)]
 struct NoteKind<'a> {
     surface: Option<&'a str>,
+    /// The reason with quoted values masked (the grouping key).
     text: String,
+    /// The first note's own reason, shown when it is the only one of its kind.
+    first: &'a str,
     ids: Vec<&'a str>,
     count: usize,
 }
@@ -291,9 +294,14 @@ fn summarise_notes(notes: &[String]) -> Vec<String> {
     let mut index: std::collections::HashMap<(Option<&str>, String), usize> =
         std::collections::HashMap::new();
     for note in notes {
-        let (surface, id, text) = match unreadable_note(note) {
-            Some((surface, id, reason)) => (Some(surface), Some(id), reason_kind(reason)),
-            None => (None, None, note.clone()),
+        let (surface, id, first, text) = match unreadable_note(note) {
+            Some((surface, id, reason)) => (
+                Some(surface),
+                Some(id).filter(|id| *id != "?"),
+                reason,
+                reason_kind(reason),
+            ),
+            None => (None, None, note.as_str(), note.clone()),
         };
         match index.get(&(surface, text.clone())) {
             Some(&at) => {
@@ -308,6 +316,7 @@ fn summarise_notes(notes: &[String]) -> Vec<String> {
                 kinds.push(NoteKind {
                     surface,
                     text,
+                    first,
                     ids: id.into_iter().collect(),
                     count: 1,
                 });
@@ -318,7 +327,12 @@ fn summarise_notes(notes: &[String]) -> Vec<String> {
     let mut out: Vec<String> = kinds[..shown]
         .iter()
         .map(|kind| {
-            let text = escape_inline(&crate::adapters::markdown::shorten(&kind.text, NOTE_CHARS));
+            let shown = if kind.count == 1 {
+                kind.first
+            } else {
+                &kind.text
+            };
+            let text = escape_inline(&crate::adapters::markdown::shorten(shown, NOTE_CHARS));
             let mut line = match kind.surface {
                 Some(surface) => format!("skipped: {} — {text}", escape_inline(surface)),
                 None => text,

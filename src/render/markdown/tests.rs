@@ -421,7 +421,7 @@ fn unreadable_notes_are_summarised_by_reason_with_a_few_ids() {
     );
     assert_eq!(
         shown[1],
-        "skipped: review\\_comments — missing field \\`…\\` (id 9)"
+        "skipped: review\\_comments — missing field \\`path\\` (id 9)"
     );
     assert_eq!(shown[2], "rate-limit notice (×2)");
     let many: Vec<String> = (0..9).map(|i| format!("note {i}")).collect();
