@@ -60,8 +60,9 @@ pub fn snapshot_from_texts(texts: &SnapshotTexts<'_>) -> anyhow::Result<PrSnapsh
         Some(text) => match list(CODE_SCANNING_ALERTS, text, &mut unreadable) {
             Ok(alerts) => CodeScanning::Alerts(alerts),
             Err(error) => {
-                tracing::warn!("{error:#}; code scanning is reported as malformed");
-                unreadable.push(broken(CODE_SCANNING_SURFACE, error));
+                let lost = broken(CODE_SCANNING_SURFACE, error);
+                tracing::warn!("{}; code scanning is reported as malformed", lost.reason);
+                unreadable.push(lost);
                 CodeScanning::Unavailable(format!("{CODE_SCANNING_ALERTS} is unreadable"))
             }
         },
@@ -74,8 +75,12 @@ pub fn snapshot_from_texts(texts: &SnapshotTexts<'_>) -> anyhow::Result<PrSnapsh
             Some(threads)
         }
         Some(Err(error)) => {
-            tracing::warn!("{error:#}; thread state unknown: every comment counts");
-            unreadable.push(broken(REVIEW_THREADS_SURFACE, error));
+            let lost = broken(REVIEW_THREADS_SURFACE, error);
+            tracing::warn!(
+                "{}; thread state unknown: every comment counts",
+                lost.reason
+            );
+            unreadable.push(lost);
             None
         }
     };
@@ -274,7 +279,11 @@ pub fn load_inputs(paths: &[PathBuf]) -> anyhow::Result<(Option<PrSnapshot>, Vec
             }
             Ok(LocalInput::Sources(sources)) => extra.extend(sources),
             Err(error) if path.is_file() => {
-                tracing::warn!("skipping {}: {error:#}", path.display());
+                tracing::warn!(
+                    "skipping {}: {}",
+                    path.display(),
+                    crate::render::escape::one_line(&format!("{error:#}"), 500)
+                );
                 extra.push(ExtraSource::malformed(
                     path.display().to_string(),
                     format!("{error:#}"),

@@ -29,9 +29,10 @@ fn main() -> ExitCode {
     ExitCode::from(code)
 }
 
-/// Print the error once, then map it: a `ConfigError` anywhere in the chain is exit 2.
+/// Print the error once, then map it: a `ConfigError` anywhere in the chain is exit 2. The
+/// message may quote data (a saved file's text): one line, control characters escaped.
 fn report(err: &anyhow::Error, in_actions: bool) -> u8 {
-    let message = format!("{err:#}");
+    let message = review_consensus::render::escape::one_line(&format!("{err:#}"), 4000);
     if in_actions {
         cli::print_out(&commands::error(&message));
     } else {

@@ -43,12 +43,12 @@ pub async fn fetch_snapshot(gh: &GitHub, target: &PrTarget) -> Result<PrSnapshot
         threads::fetch_threads(gh, target),
     );
     let mut unreadable = Vec::new();
-    let review_comments = keep("review_comments", review_comments?, &mut unreadable);
-    let reviews = keep("reviews", reviews?, &mut unreadable);
-    let issue_comments = keep("issue_comments", issue_comments?, &mut unreadable);
+    let review_comments = keep(gh, "review_comments", review_comments?, &mut unreadable);
+    let reviews = keep(gh, "reviews", reviews?, &mut unreadable);
+    let issue_comments = keep(gh, "issue_comments", issue_comments?, &mut unreadable);
     let code_scanning = match code_scanning? {
         CodeScanningFetch::Alerts(items) => {
-            CodeScanning::Alerts(keep(api::CODE_SCANNING_SURFACE, items, &mut unreadable))
+            CodeScanning::Alerts(keep(gh, api::CODE_SCANNING_SURFACE, items, &mut unreadable))
         }
         CodeScanningFetch::Unavailable(reason) => CodeScanning::Unavailable(reason),
     };
@@ -88,12 +88,18 @@ pub async fn fetch_snapshot(gh: &GitHub, target: &PrTarget) -> Result<PrSnapshot
     })
 }
 
+/// The readable items of a list; the others are reported (their reasons quote API data:
+/// cleaned like any server text).
 fn keep<T: serde::de::DeserializeOwned>(
+    gh: &GitHub,
     surface: &str,
     items: Vec<Value>,
     unreadable: &mut Vec<Unreadable>,
 ) -> Vec<T> {
-    let (good, bad) = api::parse_list(surface, items);
+    let (good, mut bad) = api::parse_list(surface, items);
+    for item in &mut bad {
+        item.reason = gh.clean(&item.reason);
+    }
     for item in bad.iter().take(LOGGED_UNREADABLE) {
         tracing::warn!(
             "skipped an unreadable {surface} object (id {:?}): {}",
