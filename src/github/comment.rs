@@ -85,8 +85,14 @@ pub async fn upsert_sticky_as(
                     "{err} (attempt {attempt}); listing again in {:.1}s",
                     wait.as_secs_f64()
                 );
-                gh.pause(wait, &endpoint_name(&Method::POST, &create_path(target)))
-                    .await?;
+                // No time left to wait: the rate limit is what stopped the write.
+                if gh
+                    .pause(wait, &endpoint_name(&Method::POST, &create_path(target)))
+                    .await
+                    .is_err()
+                {
+                    return Err(err);
+                }
                 known = None;
                 attempt += 1;
             }

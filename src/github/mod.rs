@@ -395,7 +395,14 @@ impl GitHub {
                         "{err} (attempt {attempt}), writing again in {:.1}s",
                         wait.as_secs_f64()
                     );
-                    self.pause(wait, &endpoint_name(&method, target)).await?;
+                    // No time left to wait: the rate limit is what stopped the write.
+                    if self
+                        .pause(wait, &endpoint_name(&method, target))
+                        .await
+                        .is_err()
+                    {
+                        return Err(err);
+                    }
                     attempt += 1;
                 }
                 other => return other,

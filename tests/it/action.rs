@@ -886,3 +886,40 @@ async fn every_rest_request_is_one_of_the_routes_checked_against_githubs_descrip
     // Reads, the comment's edit and delete, the check run and its update all went through.
     assert!(seen.len() >= 8, "{seen:?}");
 }
+
+#[tokio::test]
+async fn a_rate_limit_wait_longer_than_the_run_has_left_warns_at_once() {
+    let data = PrData::fixture("pr-101-three-bots");
+    let limited = ResponseTemplate::new(429)
+        .insert_header("retry-after", "60")
+        .set_body_json(json!({"message": "API rate limit exceeded"}));
+    let fake = FakeBuilder::new(data.clone())
+        .fault(
+            "POST",
+            "/repos/acme/payments-api/issues/101/comments",
+            limited,
+            100,
+        )
+        .start()
+        .await;
+    let ran = ActionRun::new(&fake, &data)
+        .var("REVIEW_CONSENSUS_RETRY_MAX_WAIT_MS", "120000")
+        .var("REVIEW_CONSENSUS_RUN_TIMEOUT_MS", "20000")
+        .run();
+    assert_eq!(
+        ran.code, 1,
+        "the gate's code, not a runtime error: {}",
+        ran.stdout
+    );
+    assert!(
+        ran.elapsed < Duration::from_secs(15),
+        "waited {:?}",
+        ran.elapsed
+    );
+    assert!(ran.stdout.contains("::warning::") && ran.stdout.contains("HTTP 429"));
+    assert!(ran.summary.contains(MARKER));
+    assert_eq!(
+        fake.count("POST /repos/acme/payments-api/issues/101/comments"),
+        1
+    );
+}
