@@ -130,7 +130,15 @@ async fn upsert_once(
     let mut deleted = Vec::new();
     for extra in &ours {
         match gh
-            .write(Method::DELETE, &comment_path(target, extra.id), None)
+            .write(
+                Method::DELETE,
+                &routes::DELETE_ISSUE_COMMENT.fill(&[
+                    &target.owner,
+                    &target.repo,
+                    &extra.id.to_string(),
+                ]),
+                None,
+            )
             .await
         {
             Ok(_) => deleted.push(extra.id),
