@@ -22,6 +22,12 @@ const DEMO: SnapshotTexts<'static> = SnapshotTexts {
     issue_comments: fixture!("issue_comments.json"),
     code_scanning_alerts: Some(fixture!("code_scanning_alerts.json")),
     review_threads: None,
+    signals: crate::local::SignalTexts {
+        reactions: None,
+        check_runs: None,
+        statuses: None,
+        head_commit: None,
+    },
 };
 
 /// The bundled PR, parsed like a saved-API-JSON folder.

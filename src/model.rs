@@ -368,6 +368,10 @@ pub struct SourceStatus {
     pub bot: String,
     pub status: SourceState,
     pub coverage: Coverage,
+    /// What decided `coverage`: `review on head`, `reaction 👍 on the PR`,
+    /// `check run Cursor Bugbot: success on head`, `notice: quota`, `nothing posted`, ...
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub coverage_signal: String,
     /// Findings extracted (after resolved/outdated filtering).
     pub findings: usize,
     /// Comments that could not be read and were skipped.

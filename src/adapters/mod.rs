@@ -17,6 +17,7 @@ pub use read::common::{
     anchor, category_for, detail_after_title, detail_from, is_own_sticky, provenance, Activity,
     Anchor, Identity, DETAIL_CHARS, TITLE_CHARS,
 };
+pub use read::signals::{Meaning, Needs, Signal};
 pub use read::{markdown, taxonomy};
 
 /// `my-bot[bot]` -> `my-bot`: the name a login's findings and status carry.
@@ -65,6 +66,16 @@ pub struct AdapterOutput {
     /// How many of the bot's objects were read (findings or not: summaries, notices...).
     /// With `malformed`, decides the status: malformed only when nothing could be read.
     pub readable: usize,
+    /// What decided `coverage` (`set_coverage` fills it); `None`: a default by coverage.
+    pub coverage_signal: Option<String>,
+}
+
+impl AdapterOutput {
+    /// The coverage and the signal that decided it, from the bot's activity.
+    pub fn set_coverage(&mut self, activity: &Activity) {
+        self.coverage = activity.coverage();
+        self.coverage_signal = Some(activity.signal());
+    }
 }
 
 impl Default for AdapterOutput {
@@ -76,6 +87,7 @@ impl Default for AdapterOutput {
             notes: Vec::new(),
             withdrawn: Vec::new(),
             readable: 0,
+            coverage_signal: None,
         }
     }
 }
@@ -97,6 +109,12 @@ pub trait Adapter: Sync {
     /// unrelated bots mapped to it must count as two in the agreement denominator).
     fn source_per_login(&self) -> bool {
         false
+    }
+    /// How the bot shows it finished, declined or started besides its comments: a reaction,
+    /// its app's check run, a commit status (`Signal`). `extract` reads them; the fetch asks
+    /// for those surfaces only when a configured bot declares them.
+    fn signals(&self) -> &'static [Signal] {
+        &[]
     }
     /// Read the bot's objects of one PR. `logins` is never empty (defaults filled in).
     fn parse(&self, snapshot: &PrSnapshot, logins: &[String]) -> AdapterOutput;
@@ -174,6 +192,7 @@ pub fn extract(
                 bot: source.adapter.clone(),
                 status: SourceState::Missing,
                 coverage: Coverage::Absent,
+                coverage_signal: String::new(),
                 findings: 0,
                 skipped: 0,
                 notes: vec![format!("no built-in adapter named `{}`", source.adapter)],
@@ -206,6 +225,7 @@ pub fn extract(
             let owner = Owner {
                 identity: &identity,
                 surfaces: adapter.owned_surfaces(),
+                signals: adapter.signals(),
             };
             let (kept, status) = finish_source(&name, output, snapshot, &threads, &owner, options);
             findings.extend(kept);
@@ -218,10 +238,11 @@ pub fn extract(
     }
 }
 
-/// Who a source is: its accounts, and the surfaces it owns outright.
+/// Who a source is: its accounts, the surfaces it owns outright, its completion signals.
 struct Owner<'a> {
     identity: &'a Identity,
     surfaces: &'static [&'static str],
+    signals: &'static [Signal],
 }
 
 impl Owner<'_> {
@@ -255,8 +276,18 @@ fn finish_source(
     }
     let readable = output.readable.max(output.findings.len());
     let candidates = output.findings.len();
-    if candidates > 0 && output.coverage == Coverage::Absent {
-        output.coverage = Coverage::Reviewed;
+    let (coverage, coverage_signal) = coverage_of(&output, snapshot, owner);
+    output.coverage = coverage;
+    if !output.coverage.ran() {
+        // Why a declared signal could not be read: a missing permission, an old saved folder.
+        for (surface, reason) in unread_surfaces(snapshot, owner.signals) {
+            output.notes.push(format!("{surface} not read: {reason}"));
+        }
+    }
+    if coverage_signal.starts_with("notice: sunset") {
+        output
+            .notes
+            .push("the bot's service was sunset: drop it from `bots`".to_owned());
     }
 
     let (mut resolved, mut outdated) = (0usize, 0usize);
@@ -307,11 +338,93 @@ fn finish_source(
         bot: bot.to_owned(),
         status,
         coverage: output.coverage,
+        coverage_signal,
         findings: kept.len(),
         skipped,
         notes,
     };
     (kept, status)
+}
+
+/// The adapter's verdict merged with the source's declared signals (reactions, check runs,
+/// statuses); a source with findings reviewed at least something.
+fn coverage_of(
+    output: &AdapterOutput,
+    snapshot: &PrSnapshot,
+    owner: &Owner<'_>,
+) -> (Coverage, String) {
+    let mut activity = Activity::new(snapshot.head_sha())
+        .with_head_time(snapshot.signals.head_committed_at.as_deref());
+    match (output.coverage, &output.coverage_signal) {
+        (coverage, Some(signal)) => activity.record(coverage, signal.clone()),
+        (Coverage::Reviewed, None) => activity.reviewed(None),
+        (Coverage::Stale, None) => {
+            activity.record(Coverage::Stale, "review on an older commit".to_owned())
+        }
+        (Coverage::Declined, None) => activity.declined(),
+        (Coverage::Absent, None) => {}
+    }
+    read::signals::observe(snapshot, owner.identity, owner.signals, &mut activity);
+    if !output.findings.is_empty() && activity.coverage() == Coverage::Absent {
+        activity.record(Coverage::Reviewed, "findings".to_owned());
+    }
+    (activity.coverage(), activity.signal())
+}
+
+/// The declared surfaces that were asked for and could not be read, with the reason.
+fn unread_surfaces(snapshot: &PrSnapshot, signals: &[Signal]) -> Vec<(&'static str, String)> {
+    let needs = Needs::of(signals);
+    let surfaces = &snapshot.signals;
+    [
+        (
+            needs.reactions,
+            "reactions",
+            surfaces.reactions.unread_reason(),
+        ),
+        (
+            needs.check_runs,
+            "check runs",
+            surfaces.check_runs.unread_reason(),
+        ),
+        (
+            needs.statuses,
+            "commit statuses",
+            surfaces.statuses.unread_reason(),
+        ),
+    ]
+    .into_iter()
+    .filter_map(|(needed, name, reason)| Some((name, reason.filter(|_| needed)?.to_owned())))
+    .collect()
+}
+
+/// The surfaces to fetch for the configured sources: those declared by a source that its
+/// comments alone do not show as having reviewed the head (one that did needs nothing more).
+pub fn needed_surfaces(snapshot: &PrSnapshot, sources: &[SourceConfig]) -> Needs {
+    let extraction = extract(snapshot, sources, &ExtractOptions::default());
+    let mut needs = Needs::default();
+    for source in sources {
+        let Some(adapter) = find_adapter(&source.adapter) else {
+            continue;
+        };
+        let declared = Needs::of(adapter.signals());
+        if !declared.any() {
+            continue;
+        }
+        let names: Vec<String> = if adapter.source_per_login() {
+            source.logins.iter().map(|l| bot_name(l)).collect()
+        } else {
+            vec![adapter.id().to_owned()]
+        };
+        let settled = extraction
+            .sources
+            .iter()
+            .filter(|s| names.contains(&s.bot))
+            .all(|s| s.coverage == Coverage::Reviewed);
+        if !settled && !names.is_empty() {
+            needs = needs.union(declared);
+        }
+    }
+    needs
 }
 
 fn dropped_note(resolved: usize, outdated: usize) -> String {

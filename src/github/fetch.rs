@@ -52,6 +52,7 @@ pub async fn fetch_snapshot(gh: &GitHub, target: &PrTarget) -> Result<PrSnapshot
         code_scanning,
         review_threads,
         unreadable,
+        signals: Default::default(),
     })
 }
 

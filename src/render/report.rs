@@ -80,6 +80,7 @@ mod tests {
             bot: bot.into(),
             status,
             coverage,
+            coverage_signal: String::new(),
             findings: 1,
             skipped: 0,
             notes: Vec::new(),

@@ -11,6 +11,7 @@ use crate::adapters::read::markdown;
 use crate::adapters::read::taxonomy::NativeCategory;
 use crate::adapters::{
     anchor, category_for, detail_from, provenance, Activity, Adapter, AdapterOutput, Identity,
+    Signal,
 };
 use crate::api::{PrSnapshot, ReviewComment};
 use crate::model::{Category, CategorySource, NormalizedFinding, Severity};
@@ -28,6 +29,12 @@ impl Adapter for CodeRabbit {
 
     fn default_logins(&self) -> &'static [&'static str] {
         &["coderabbitai[bot]"]
+    }
+
+    /// The `CodeRabbit` commit status (`Review completed`, `Review rate limited`) and check
+    /// run of the `coderabbitai` app, when the repository enables them.
+    fn signals(&self) -> &'static [Signal] {
+        &[Signal::Status("CodeRabbit"), Signal::CheckRun("CodeRabbit")]
     }
 
     fn user_ids(&self) -> &'static [u64] {
@@ -69,7 +76,7 @@ impl Adapter for CodeRabbit {
             }
             out.readable += 1;
             if let Some(notice) = notice_kind(body) {
-                activity.declined();
+                activity.declined_notice(body);
                 out.notes
                     .push(format!("review {}: {notice} notice", review.id));
                 continue;
@@ -85,14 +92,14 @@ impl Adapter for CodeRabbit {
             out.readable += 1;
             // Notices carry the walkthrough marker too: classify them first.
             if let Some(notice) = notice_kind(comment.body.as_deref().unwrap_or("")) {
-                activity.declined();
+                activity.declined_notice(comment.body.as_deref().unwrap_or(""));
                 out.notes
                     .push(format!("issue comment {}: {notice} notice", comment.id));
             }
         }
 
         merge_body_items(&mut out, body_items);
-        out.coverage = activity.coverage();
+        out.set_coverage(&activity);
         out
     }
 }

@@ -61,7 +61,7 @@ impl Adapter for DeepSource {
             },
         );
         inline::note_activity(snapshot, &identity, &[], &mut activity, &mut out);
-        out.coverage = activity.coverage();
+        out.set_coverage(&activity);
         out
     }
 }

@@ -11,11 +11,13 @@ use crate::adapters::{Activity, Adapter, AdapterOutput, Identity};
 use crate::api::PrSnapshot;
 use crate::model::Severity;
 
-/// Notices that mean Gemini did not review (quota, unsupported files).
+/// Notices that mean Gemini did not review (quota, unsupported files), and the banner the
+/// consumer app posts on every PR since it was sunset on 2026-07-17.
 const DECLINED: &[&str] = &[
     "unable to generate a review",
     "daily quota limit",
     "rate limit",
+    "has been sunset",
 ];
 
 pub struct Gemini;
@@ -59,7 +61,7 @@ impl Adapter for Gemini {
             },
         );
         inline::note_activity(snapshot, &identity, DECLINED, &mut activity, &mut out);
-        out.coverage = activity.coverage();
+        out.set_coverage(&activity);
         out
     }
 }

@@ -141,7 +141,7 @@ impl Adapter for GhAdvancedSecurity {
                 "{preexisting} open alert(s) older than the PR (pre-existing, not counted)"
             ));
         }
-        out.coverage = activity.coverage();
+        out.set_coverage(&activity);
         out
     }
 }

@@ -7,7 +7,7 @@
 use crate::adapters::read::inline;
 use crate::adapters::read::taxonomy::{self, NativeCategory};
 use crate::adapters::read::{html, markdown};
-use crate::adapters::{Activity, Adapter, AdapterOutput, Identity};
+use crate::adapters::{Activity, Adapter, AdapterOutput, Identity, Signal};
 use crate::api::PrSnapshot;
 use crate::model::{Category, Severity};
 
@@ -23,6 +23,11 @@ impl Adapter for Greptile {
 
     fn default_logins(&self) -> &'static [&'static str] {
         &["greptile-apps[bot]"]
+    }
+
+    /// The `Greptile Review` check run of the `greptile-apps` app.
+    fn signals(&self) -> &'static [Signal] {
+        &[Signal::CheckRun("Greptile")]
     }
 
     fn parse(&self, snapshot: &PrSnapshot, logins: &[String]) -> AdapterOutput {
@@ -49,7 +54,7 @@ impl Adapter for Greptile {
             },
         );
         inline::note_activity(snapshot, &identity, DECLINED, &mut activity, &mut out);
-        out.coverage = activity.coverage();
+        out.set_coverage(&activity);
         out
     }
 }

@@ -40,7 +40,7 @@ impl Adapter for Sourcery {
             }
             out.readable += 1;
             if is_notice(body) {
-                activity.declined();
+                activity.declined_notice(body);
                 out.notes
                     .push(format!("review {}: budget or size notice", review.id));
             } else {
@@ -53,14 +53,14 @@ impl Adapter for Sourcery {
             }
             out.readable += 1;
             if is_notice(comment.body.as_deref().unwrap_or("")) {
-                activity.declined();
+                activity.declined_notice(comment.body.as_deref().unwrap_or(""));
                 out.notes.push(format!(
                     "issue comment {}: budget or size notice",
                     comment.id
                 ));
             }
         }
-        out.coverage = activity.coverage();
+        out.set_coverage(&activity);
         out
     }
 }

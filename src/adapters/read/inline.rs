@@ -75,7 +75,7 @@ pub(crate) fn note_activity(
         }
         out.readable += 1;
         if is_notice(review.body.as_deref().unwrap_or("")) {
-            activity.declined();
+            activity.declined_notice(review.body.as_deref().unwrap_or(""));
         } else {
             activity.reviewed(review.commit_id.as_deref());
         }
@@ -86,7 +86,7 @@ pub(crate) fn note_activity(
         }
         out.readable += 1;
         if is_notice(comment.body.as_deref().unwrap_or("")) {
-            activity.declined();
+            activity.declined_notice(comment.body.as_deref().unwrap_or(""));
         }
     }
 }

@@ -5,5 +5,6 @@ pub mod common;
 pub mod html;
 pub mod inline;
 pub mod markdown;
+pub mod signals;
 pub mod taxonomy;
 pub(crate) mod threads;

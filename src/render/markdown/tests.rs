@@ -9,6 +9,7 @@ fn source(bot: &str, status: SourceState, coverage: Coverage, notes: &[&str]) ->
         bot: bot.into(),
         status,
         coverage,
+        coverage_signal: String::new(),
         findings: 0,
         skipped: 0,
         notes: notes.iter().map(|n| n.to_string()).collect(),
