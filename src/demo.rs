@@ -81,11 +81,27 @@ pub fn verdict(outcome: &Outcome) -> String {
         .ok()
         .and_then(|v| v.as_str().map(str::to_owned))
         .unwrap_or_default();
-    format!(
+    let mut line = format!(
         "gate: {} — {} (fail-on: {fail_on})",
         outcome.gate.as_str(),
         counts.join(", ")
-    )
+    );
+    if let Some(floor) = outcome.fail_on_severity {
+        let severe = crate::gate::severity_blocking(&outcome.findings, Some(floor));
+        let found = if severe.is_empty() {
+            "no finding".to_owned()
+        } else {
+            render::markdown::severity_phrase(&severe)
+        };
+        line.push_str(&format!("; {found} (fail-on-severity: {floor})"));
+    }
+    if !outcome.not_reviewed.is_empty() {
+        line.push_str(&format!(
+            "; not reviewed: {}",
+            outcome.not_reviewed.join(", ")
+        ));
+    }
+    line
 }
 
 #[cfg(test)]

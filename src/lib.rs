@@ -20,3 +20,4 @@ pub mod pipeline;
 pub mod publish;
 pub mod render;
 pub mod synthesis;
+pub mod wait;

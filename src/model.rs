@@ -393,6 +393,17 @@ pub enum FailOn {
     Never,
 }
 
+impl Severity {
+    /// `fail-on-severity`'s values (info is never a floor).
+    pub const FLOORS: &'static str = "critical, high, medium, low or empty";
+
+    pub fn parse(text: &str) -> Option<Severity> {
+        Severity::ALL
+            .into_iter()
+            .find(|s| s.as_str() == text.trim())
+    }
+}
+
 impl FailOn {
     pub const ACCEPTED: &'static str = "confirmed, needs-verification, unverified, never";
 
@@ -454,6 +465,15 @@ pub struct Outcome {
     /// Every finding, surfaced ones first in rank order, then the suppressed.
     pub findings: Vec<SynthesizedFinding>,
     pub fail_on: FailOn,
+    /// `fail-on-severity`: surfaced findings at or above it also fail; `None`: off.
+    #[serde(default)]
+    pub fail_on_severity: Option<Severity>,
+    /// `required-bots` groups as written (`a|b`).
+    #[serde(default)]
+    pub required_bots: Vec<String>,
+    /// `required-bots` groups with no member that reviewed the head commit (`a|b`).
+    #[serde(default)]
+    pub not_reviewed: Vec<String>,
     pub gate: Gate,
 }
 

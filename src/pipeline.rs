@@ -5,7 +5,10 @@ use crate::adapters::{self, ExtractOptions, SourceConfig};
 use crate::api::PrSnapshot;
 use crate::consensus::{self, ConsensusOptions};
 use crate::gate;
-use crate::model::{Coverage, FailOn, NormalizedFinding, Outcome, SourceState, SourceStatus};
+use crate::gate::RequiredGroup;
+use crate::model::{
+    Coverage, FailOn, NormalizedFinding, Outcome, Severity, SourceState, SourceStatus,
+};
 use crate::synthesis::{self, SynthesisOptions};
 
 /// Findings that come from outside the PR's comments: a SARIF file, a findings file.
@@ -64,6 +67,10 @@ pub struct AnalysisOptions {
     pub consensus: ConsensusOptions,
     pub synthesis: SynthesisOptions,
     pub fail_on: FailOn,
+    /// `fail-on-severity`; `None`: off.
+    pub fail_on_severity: Option<Severity>,
+    /// `required-bots`.
+    pub required: Vec<RequiredGroup>,
 }
 
 /// Run adapters (when there is a PR snapshot), add extra sources, then the engine and gate.
@@ -101,7 +108,13 @@ pub fn analyze(
     // `findings` is not needed afterwards: the clusters take the findings, no copies.
     let clusters = consensus::consensus_owned(findings, &consensus_options);
     let synthesized = synthesis::synthesize(clusters, &synthesis_options);
-    let gate = gate::decide(&synthesized, options.fail_on);
+    let not_reviewed = gate::not_reviewed(&statuses, &options.required);
+    let gate = gate::decide_all(
+        &synthesized,
+        options.fail_on,
+        options.fail_on_severity,
+        &not_reviewed,
+    );
 
     Outcome {
         repository: snapshot.map(|s| s.repository.clone()).unwrap_or_default(),
@@ -113,6 +126,9 @@ pub fn analyze(
         sources: statuses,
         findings: synthesized,
         fail_on: options.fail_on,
+        fail_on_severity: options.fail_on_severity,
+        required_bots: options.required.iter().map(RequiredGroup::label).collect(),
+        not_reviewed,
         gate,
     }
 }

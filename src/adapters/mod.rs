@@ -149,6 +149,19 @@ pub fn default_sources() -> Vec<SourceConfig> {
         .collect()
 }
 
+/// Whether a configured source owns `surface` (`code_scanning_alerts`: code scanning is
+/// worth reading).
+pub fn owns_surface(sources: &[SourceConfig], surface: &str) -> bool {
+    sources
+        .iter()
+        .any(|s| find_adapter(&s.adapter).is_some_and(|a| a.owned_surfaces().contains(&surface)))
+}
+
+/// Whether adapter `id` makes each of its logins a source of its own (`generic`).
+pub fn source_per_login(id: &str) -> bool {
+    find_adapter(id).is_some_and(|a| a.source_per_login())
+}
+
 /// Whether `id` names a built-in adapter (for validating the `bots` input).
 pub fn is_known(id: &str) -> bool {
     find_adapter(id).is_some()
@@ -425,6 +438,70 @@ pub fn needed_surfaces(snapshot: &PrSnapshot, sources: &[SourceConfig]) -> Needs
         }
     }
     needs
+}
+
+/// The latest time (seconds since the epoch) the configured sources' objects show: comments
+/// created or edited, reviews submitted, their reactions, statuses and their apps' check runs.
+/// `wait-for-bots` starts its quiet window there.
+pub fn last_activity(snapshot: &PrSnapshot, sources: &[SourceConfig]) -> Option<i64> {
+    let mut identities = Vec::new();
+    for source in sources {
+        let Some(adapter) = find_adapter(&source.adapter) else {
+            continue;
+        };
+        let logins: Vec<String> = if source.logins.is_empty() {
+            adapter
+                .default_logins()
+                .iter()
+                .map(|l| (*l).to_owned())
+                .collect()
+        } else {
+            source.logins.clone()
+        };
+        identities.push(Identity::new(&logins, adapter.user_ids()));
+    }
+    let by_bot = |user: Option<&crate::api::User>| identities.iter().any(|i| i.matches(user));
+    let mut times: Vec<&Option<String>> = Vec::new();
+    for c in &snapshot.review_comments {
+        if by_bot(c.user.as_ref()) {
+            times.extend([&c.created_at, &c.updated_at]);
+        }
+    }
+    for r in &snapshot.reviews {
+        if by_bot(r.user.as_ref()) {
+            times.push(&r.submitted_at);
+        }
+    }
+    for c in &snapshot.issue_comments {
+        if by_bot(c.user.as_ref()) {
+            times.extend([&c.created_at, &c.updated_at]);
+        }
+    }
+    let signals = &snapshot.signals;
+    for r in signals.reactions.items() {
+        if by_bot(r.user.as_ref()) {
+            times.push(&r.created_at);
+        }
+    }
+    for s in signals.statuses.items() {
+        if by_bot(s.creator.as_ref()) {
+            times.push(&s.updated_at);
+        }
+    }
+    for run in signals.check_runs.items() {
+        let slug = run
+            .app
+            .as_ref()
+            .and_then(|a| a.slug.as_deref())
+            .unwrap_or("");
+        if slug != "github-actions" && identities.iter().any(|i| i.matches_login(slug)) {
+            times.extend([&run.started_at, &run.completed_at]);
+        }
+    }
+    times
+        .into_iter()
+        .filter_map(|t| t.as_deref().and_then(read::common::timestamp))
+        .max()
 }
 
 fn dropped_note(resolved: usize, outdated: usize) -> String {

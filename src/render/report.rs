@@ -32,6 +32,9 @@ pub fn render_report(outcome: &Outcome) -> Value {
         },
         "findings": to_json(&outcome.findings),
         "fail_on": to_json(&outcome.fail_on),
+        "fail_on_severity": to_json(&outcome.fail_on_severity),
+        "required_bots": outcome.required_bots,
+        "not_reviewed": outcome.not_reviewed,
         "gate": outcome.gate.as_str(),
     })
 }
@@ -98,6 +101,9 @@ mod tests {
             gate: gate::decide(&findings, FailOn::Confirmed),
             findings,
             fail_on: FailOn::Confirmed,
+            fail_on_severity: None,
+            required_bots: Vec::new(),
+            not_reviewed: Vec::new(),
         }
     }
 

@@ -210,7 +210,7 @@ fn input_names_are_unique_kebab_case() {
             "{name}"
         );
     }
-    assert_eq!(INPUT_NAMES.len(), 14);
+    assert_eq!(INPUT_NAMES.len(), 17);
 }
 
 #[test]

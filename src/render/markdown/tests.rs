@@ -60,6 +60,9 @@ fn outcome_of(
         gate: gate::decide(&findings, fail_on),
         findings,
         fail_on,
+        fail_on_severity: None,
+        required_bots: Vec::new(),
+        not_reviewed: Vec::new(),
     }
 }
 
