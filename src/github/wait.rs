@@ -13,7 +13,7 @@ use serde_json::Value;
 use super::fetch::{fetch_signals, ConditionalList, ConditionalObject, Cost, SignalCache};
 use super::{GitHub, GitHubError};
 use crate::adapters::{self, ExtractOptions, SourceConfig};
-use crate::api::{self, CodeScanning, PrSnapshot, PullRequest, CODE_SCANNING_SURFACE};
+use crate::api::{self, CodeScanning, PrSnapshot, PullRequest, Signals, CODE_SCANNING_SURFACE};
 use crate::config::PrTarget;
 use crate::model::SourceStatus;
 use crate::wait::{self, Pending, Step};
@@ -167,6 +167,9 @@ struct Poller {
     issue_comments: ConditionalList,
     code_scanning: ConditionalList,
     signals: SignalCache,
+    /// The surfaces as last read, and for which head: a bot they showed as done needs no
+    /// more reading.
+    last_signals: Option<(String, Signals)>,
 }
 
 impl Poller {
@@ -198,6 +201,7 @@ impl Poller {
             issue_comments,
             code_scanning,
             signals,
+            last_signals,
         } = self;
         let (pull, review_comments, reviews, issue_comments, alerts) = tokio::join!(
             pull.read(gh, &pull_path, c1),
@@ -233,10 +237,16 @@ impl Poller {
             pull,
             ..PrSnapshot::default()
         };
+        // A bot the last read showed as done (its check run succeeded) stays done for this
+        // head: only the surfaces of bots still unsettled are read again.
+        let head = snapshot.head_sha().to_owned();
+        if let Some((_, last)) = last_signals.as_ref().filter(|(sha, _)| *sha == head) {
+            snapshot.signals = last.clone();
+        }
         let needs = adapters::needed_surfaces(&snapshot, sources);
         if needs.any() {
-            let head = snapshot.head_sha().to_owned();
             snapshot.signals = fetch_signals(gh, target, &head, needs, signals, cost).await;
+            *last_signals = Some((head, snapshot.signals.clone()));
         }
         Ok(snapshot)
     }

@@ -147,12 +147,12 @@ pub fn severity_phrase(counts: &[(Severity, usize)]) -> String {
     format!("{joined} {noun}")
 }
 
-/// `` `coderabbit|sourcery`, `codex` `` (names from the configuration, escaped anyway).
+/// `coderabbit|sourcery, codex` (names from the configuration, escaped anyway).
 fn not_reviewed_list(outcome: &Outcome) -> String {
     outcome
         .not_reviewed
         .iter()
-        .map(|g| format!("`{}`", escape_inline(g).replace('`', "")))
+        .map(|g| escape_inline(g))
         .collect::<Vec<_>>()
         .join(", ")
 }
@@ -185,8 +185,9 @@ fn render_sources(out: &mut String, outcome: &Outcome) {
         .iter()
         .filter(|s| s.status != SourceState::Ok || !s.coverage.ran())
     {
-        if source.notes.is_empty() {
-            let state = missing_state(source);
+        let state = missing_state(source);
+        // Plain states group ("absent: a, b"); one with a signal or notes stands alone.
+        if source.notes.is_empty() && !state.contains(':') {
             match quiet.iter_mut().find(|(s, _)| *s == state) {
                 Some((_, bots)) => bots.push(escape_inline(&source.bot)),
                 None => quiet.push((state, vec![escape_inline(&source.bot)])),

@@ -208,6 +208,14 @@ pub fn notice_kind(text: &str) -> &'static str {
     } else if has(&["rate limit", "rate-limit"]) {
         "rate limit"
     } else if has(&[
+        "quota",
+        "usage limit",
+        "limit reached",
+        "review limit",
+        "line limit",
+    ]) {
+        "quota"
+    } else if has(&[
         "billing",
         "payment",
         "trial",
@@ -217,14 +225,6 @@ pub fn notice_kind(text: &str) -> &'static str {
         "licen",
     ]) {
         "billing"
-    } else if has(&[
-        "quota",
-        "usage limit",
-        "limit reached",
-        "review limit",
-        "line limit",
-    ]) {
-        "quota"
     } else if has(&["paused"]) {
         "paused"
     } else if has(&["skip"]) {
@@ -345,12 +345,14 @@ impl Activity {
         set_first(&mut self.running, || signal.into());
     }
 
-    /// Merge another verdict (an adapter's, read back from its output).
+    /// Merge another verdict (an adapter's, read back from its output). An absent one
+    /// carries a signal only when it shows a start.
     pub fn record(&mut self, coverage: Coverage, signal: String) {
         let slot = match coverage {
             Coverage::Reviewed => &mut self.reviewed_head,
             Coverage::Stale => &mut self.reviewed_older,
             Coverage::Declined => &mut self.declined,
+            Coverage::Absent if signal == signal::NOTHING => return,
             Coverage::Absent => &mut self.running,
         };
         set_first(slot, || signal);
@@ -510,7 +512,9 @@ mod tests {
             ("### Bugbot couldn't run - usage limit reached", "quota"),
             ("AI review line limit reached", "quota"),
             ("Your free trial has ended", "billing"),
-            ("HTTP 402: quota exceeded", "billing"),
+            ("HTTP 402: quota exceeded", "quota"),
+            ("HTTP 402 Payment Required", "billing"),
+            ("Bugbot couldn't run - usage limit reached. Limited PRs each billing cycle.", "quota"),
             ("Reviews paused", "paused"),
             ("Review skipped: Bot user detected", "skipped"),
             ("Copilot wasn't able to review this pull request", "failed"),

@@ -398,7 +398,7 @@ mod tests {
             decide(failed, "copilot-pull-request-reviewer[bot]", &copilot),
             (
                 Coverage::Declined,
-                "check run copilot-pull-request-reviewer: failure (billing)".to_owned()
+                "check run copilot-pull-request-reviewer: failure (quota)".to_owned()
             )
         );
         let passed = runs(vec![run(
