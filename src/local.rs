@@ -41,7 +41,8 @@ pub struct SnapshotTexts<'a> {
 
 /// `reactions.json` (the PR's reactions), `check_runs.json` (the head's check runs: the
 /// endpoint's object or its `check_runs` array), `statuses.json` (the head's statuses,
-/// newest first) and `head_commit.json` (`git/commits/{sha}`: its `committer.date`).
+/// newest first) and `head_commit.json` (the head commit: `git/commits/{sha}` or its
+/// `pulls/{n}/commits` element, for its committer date).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct SignalTexts<'a> {
     pub reactions: Option<&'a str>,
@@ -129,6 +130,7 @@ fn signals_from_texts(
         .and_then(|commit| {
             commit
                 .pointer("/committer/date")
+                .or_else(|| commit.pointer("/commit/committer/date"))
                 .and_then(Value::as_str)
                 .map(str::to_owned)
         });

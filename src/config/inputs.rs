@@ -126,7 +126,11 @@ pub(super) fn from_pairs(pairs: Vec<(String, String)>) -> Result<Config, ConfigE
     };
     let mut sources = parse_bots(set(&raw.bots))?;
     let required_bots = parse_required(set(&raw.required_bots), &sources)?;
-    add_required(&mut sources, &required_bots);
+    // The default `bots` already reads every adapter; a default that does not must include
+    // `Config::required_ids`.
+    if set(&raw.bots).is_some() {
+        add_required(&mut sources, &required_bots);
+    }
     Ok(Config {
         token,
         sources,

@@ -337,7 +337,7 @@ pub async fn fetch_signals(
     let reactions_path = format!("{repo}/issues/{}/reactions?per_page=100", target.number);
     let check_runs_path = format!("{repo}/commits/{head_sha}/check-runs?per_page=100");
     let statuses_path = format!("{repo}/commits/{head_sha}/statuses?per_page=100");
-    let commit_path = format!("{repo}/git/commits/{head_sha}");
+    let commits_path = format!("{repo}/pulls/{}/commits?per_page=100", target.number);
     let known_commit = cache
         .head_commit
         .as_ref()
@@ -371,7 +371,7 @@ pub async fn fetch_signals(
             match (needs.reactions, known_commit) {
                 (false, _) => None,
                 (true, Some(date)) => Some(date),
-                (true, None) => Some(head_commit_date(gh, &commit_path, &mut c4).await),
+                (true, None) => Some(head_commit_date(gh, &commits_path, head_sha, &mut c4).await),
             }
         },
     );
@@ -434,20 +434,56 @@ fn surface<T: serde::de::DeserializeOwned>(
     }
 }
 
-/// The head commit's committer date; unknown (`None`) when it cannot be read.
-async fn head_commit_date(gh: &GitHub, path: &str, cost: &mut Cost) -> Option<String> {
-    let mut slot = None;
-    match get_cached(gh, path, &mut slot, cost).await {
-        Ok((commit, _)) => commit
-            .value
-            .pointer("/committer/date")
+/// The head commit's committer date, from the PR's commit list (oldest first, so the head is
+/// on the first page or the last; `pull-requests: read` suffices, unlike `git/commits`).
+/// Unknown (`None`) when it cannot be read: reactions then count for the head.
+async fn head_commit_date(
+    gh: &GitHub,
+    first: &str,
+    head_sha: &str,
+    cost: &mut Cost,
+) -> Option<String> {
+    let date_in = |page: &Value| {
+        page.as_array()?
+            .iter()
+            .find(|c| c.get("sha").and_then(Value::as_str) == Some(head_sha))?
+            .pointer("/commit/committer/date")
             .and_then(Value::as_str)
-            .map(str::to_owned),
-        Err(err) => {
-            tracing::warn!("the head commit's date is unknown, reactions count for it: {err}");
-            None
+            .map(str::to_owned)
+    };
+    let mut target = first.to_owned();
+    for _ in 0..2 {
+        cost.requests += 1;
+        let reply = match gh.read(&target).await {
+            Ok(reply) => reply,
+            Err(err) => {
+                tracing::warn!("the head commit's date is unknown, reactions count for it: {err}");
+                return None;
+            }
+        };
+        let endpoint = endpoint_name(&http::Method::GET, &target);
+        if let Some(date) = reply.json(&endpoint).ok().as_ref().and_then(date_in) {
+            return Some(date);
+        }
+        match reply.header("link").and_then(|h| link(h, "last")) {
+            Some(last) if last != target && gh.same_origin(last) => target = last.to_owned(),
+            _ => break,
         }
     }
+    tracing::warn!("the head commit is not in the PR's commit list; reactions count for it");
+    None
+}
+
+/// The URL of a `Link` header's `rel` (`next`, `last`).
+fn link<'a>(header: &'a str, rel: &str) -> Option<&'a str> {
+    header.split(',').find_map(|part| {
+        let (url, params) = part.split_once(';')?;
+        let matches = params.split(';').any(|p| {
+            let p = p.trim();
+            p == format!("rel=\"{rel}\"") || p == format!("rel={rel}")
+        });
+        matches.then(|| url.trim().trim_start_matches('<').trim_end_matches('>'))
+    })
 }
 
 #[cfg(test)]

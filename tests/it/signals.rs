@@ -529,7 +529,7 @@ async fn the_action_reads_a_signal_surface_only_for_a_bot_that_needs_it() {
         .input("comment", "false")
         .run();
     assert_eq!(ran.code, 1, "{}", ran.stderr);
-    for surface in ["/reactions", "/check-runs", "/statuses", "/git/commits/"] {
+    for surface in ["/reactions", "/check-runs", "/statuses", "/101/commits"] {
         assert_eq!(requests(&fake, surface), 0, "{surface}");
     }
     // Codex posted nothing: its 👍 is looked for (with the head commit's date), nothing else.
@@ -539,7 +539,7 @@ async fn the_action_reads_a_signal_surface_only_for_a_bot_that_needs_it() {
         .run();
     assert_eq!(ran.code, 1, "{}", ran.stderr);
     assert_eq!(requests(&fake, "/reactions"), 1);
-    assert_eq!(requests(&fake, "/git/commits/"), 1);
+    assert_eq!(requests(&fake, "/pulls/101/commits"), 1);
     assert_eq!(
         requests(&fake, "/check-runs") + requests(&fake, "/statuses"),
         0

@@ -33,7 +33,7 @@ pub struct PrData {
     pub reactions: Vec<Value>,
     pub head_check_runs: Vec<Value>,
     pub statuses: Vec<Value>,
-    /// `committer.date` of the head commit (`git/commits/{sha}`).
+    /// `committer.date` of the head commit (`pulls/{n}/commits`).
     pub head_committed_at: String,
 }
 
@@ -368,8 +368,8 @@ impl FakeBuilder {
             ),
             (
                 "GET",
-                format!("{repo}/git/commits/{head}"),
-                Kind::HeadCommit,
+                format!("{repo}/pulls/{n}/commits"),
+                Kind::PullCommits,
             ),
             (
                 "POST",
@@ -483,7 +483,7 @@ enum List {
 
 enum Kind {
     Pull,
-    HeadCommit,
+    PullCommits,
     List(List),
     CreateComment,
     EditComment,
@@ -526,13 +526,13 @@ impl Respond for Route {
                 ok(&self.ctx.data.pull),
                 &self.ctx.data.pull,
             ),
-            Kind::HeadCommit => {
-                let commit = json!({
+            Kind::PullCommits => {
+                let commits = json!([{
                     "sha": self.ctx.data.pull.pointer("/head/sha"),
-                    "committer": {"name": "alice", "email": "a@example.com",
-                                  "date": self.ctx.data.head_committed_at},
-                });
-                conditional(&mut state, request, ok(&commit), &commit)
+                    "commit": {"committer": {"name": "alice", "email": "a@example.com",
+                                             "date": self.ctx.data.head_committed_at}},
+                }]);
+                conditional(&mut state, request, ok(&commits), &commits)
             }
             Kind::List(list) => self.list(&mut state, *list, request),
             Kind::CreateComment => self.create_comment(&mut state, request),
