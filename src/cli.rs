@@ -109,7 +109,10 @@ fn flag_help(name: &str) -> String {
         "sarif" => "glob(s) of SARIF files, each an extra source",
         _ => "",
     };
-    format!("The `{name}` input (README, Inputs). {meaning}")
+    match meaning.split_at_checked(1) {
+        Some((first, rest)) => format!("{}{rest}; the `{name}` input", first.to_uppercase()),
+        None => format!("The `{name}` input (README, Inputs)"),
+    }
 }
 
 impl Args for InputFlags {

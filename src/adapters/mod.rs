@@ -300,7 +300,7 @@ fn finish_source(
     if coverage_signal.starts_with("notice: sunset") {
         output
             .notes
-            .push("the bot's service was sunset: drop it from `bots`".to_owned());
+            .push("its service was sunset: remove it from the bots input".to_owned());
     }
 
     let (mut resolved, mut outdated) = (0usize, 0usize);

@@ -148,7 +148,7 @@ fn every_declined_notice_leaves_the_bot_out_of_the_denominator() {
         gemini
             .notes
             .iter()
-            .any(|n| n.contains("drop it from `bots`")),
+            .any(|n| n.contains("remove it from the bots input")),
         "{:?}",
         gemini.notes
     );
