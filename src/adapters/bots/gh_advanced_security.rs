@@ -41,7 +41,7 @@ impl Adapter for GhAdvancedSecurity {
         let alerts: Option<HashMap<u64, &CodeScanningAlert>> = match &snapshot.code_scanning {
             CodeScanning::Alerts(list) => {
                 // The alerts list of the PR ref exists: an analysis ran on this PR.
-                activity.reviewed(None);
+                activity.reviewed_by(None, "code-scanning analysis");
                 Some(list.iter().map(|a| (a.number, a)).collect())
             }
             CodeScanning::Unavailable(reason) => {
