@@ -1,19 +1,23 @@
 //! The gate: does any surfaced finding reach the `fail-on` level, does one reach the
 //! `fail-on-severity` floor, and did every `required-bots` group review the head? Pure.
+//!
+//! Surfaced means neither suppressed nor acknowledged (CONTRACT section 6): a finding a
+//! person acknowledged with a reason (section 8) fails neither the level rule nor the
+//! severity floor until its acknowledgement is taken back or lapses.
 
 use serde::{Deserialize, Serialize};
 
 use crate::model::{Coverage, FailOn, Gate, Severity, SourceStatus, SynthesizedFinding};
 
-/// Fail when at least one surfaced (not suppressed) finding's level is at or above the
-/// `fail_on` threshold; `never` always passes.
+/// Fail when at least one surfaced (not suppressed, not acknowledged) finding's level is at
+/// or above the `fail_on` threshold; `never` always passes.
 pub fn decide(findings: &[SynthesizedFinding], fail_on: FailOn) -> Gate {
     let Some(threshold) = fail_on.threshold() else {
         return Gate::Pass;
     };
     let blocking = findings
         .iter()
-        .any(|f| !f.suppressed && f.consensus.level >= threshold);
+        .any(|f| !f.suppressed && !f.is_acknowledged() && f.consensus.level >= threshold);
     if blocking {
         Gate::Fail
     } else {
@@ -33,9 +37,10 @@ impl RequiredGroup {
     }
 }
 
-/// Whether a finding counts for the severity rule: surfaced (not suppressed).
+/// Whether a finding counts for the severity rule: surfaced (not suppressed, not
+/// acknowledged).
 fn counts(finding: &SynthesizedFinding) -> bool {
-    !finding.suppressed
+    !finding.suppressed && !finding.is_acknowledged()
 }
 
 /// The surfaced findings at or above `floor`, counted per severity, highest first (empty

@@ -10,7 +10,7 @@ use secrecy::SecretString;
 use serde::Deserialize;
 
 use super::{Config, ConfigError};
-use crate::adapters::{self, SourceConfig};
+use crate::adapters::{self, BotSelection, SourceConfig};
 use crate::gate::RequiredGroup;
 use crate::model::{FailOn, Severity};
 
@@ -125,12 +125,8 @@ pub(super) fn from_pairs(pairs: Vec<(String, String)>) -> Result<Config, ConfigE
             .join(REPORT_FILE),
     };
     let mut sources = parse_bots(set(&raw.bots))?;
-    let required_bots = parse_required(set(&raw.required_bots), &sources)?;
-    // The default `bots` already reads every adapter; a default that does not must include
-    // `Config::required_ids`.
-    if set(&raw.bots).is_some() {
-        add_required(&mut sources, &required_bots);
-    }
+    let required_bots = parse_required(set(&raw.required_bots), listed(&sources))?;
+    add_required(&mut sources, &required_bots);
     Ok(Config {
         token,
         sources,
@@ -190,15 +186,16 @@ fn split_list(text: &str) -> impl Iterator<Item = &str> {
 }
 
 /// `bots`: adapter ids, each optionally `id=login` to read another login. Repeated ids
-/// merge; a bare id adds the adapter's default logins.
-pub(super) fn parse_bots(text: Option<&str>) -> Result<Vec<SourceConfig>, ConfigError> {
+/// merge; a bare id reads the adapter's default logins (besides any `id=login` of it).
+/// Unset or empty: the built-in bots that posted on the PR (`BotSelection::Posted`).
+pub(super) fn parse_bots(text: Option<&str>) -> Result<BotSelection, ConfigError> {
     let Some(text) = text else {
-        return Ok(adapters::default_sources());
+        return Ok(BotSelection::default());
     };
     let known = || {
-        adapters::default_sources()
-            .into_iter()
-            .map(|s| s.adapter)
+        adapters::registry()
+            .iter()
+            .map(|a| a.id())
             .collect::<Vec<_>>()
             .join(", ")
     };
@@ -208,7 +205,7 @@ pub(super) fn parse_bots(text: Option<&str>) -> Result<Vec<SourceConfig>, Config
             Some((id, login)) => (id.trim(), Some(login.trim())),
             None => (item, None),
         };
-        if !adapters::is_known(id) {
+        let Some(adapter) = adapters::registry().iter().find(|a| a.id() == id) else {
             return Err(error(
                 "bots",
                 format!(
@@ -216,7 +213,7 @@ pub(super) fn parse_bots(text: Option<&str>) -> Result<Vec<SourceConfig>, Config
                     known()
                 ),
             ));
-        }
+        };
         let logins: Vec<String> = match login {
             Some("") => {
                 return Err(error(
@@ -225,11 +222,11 @@ pub(super) fn parse_bots(text: Option<&str>) -> Result<Vec<SourceConfig>, Config
                 ))
             }
             Some(login) => vec![login.to_owned()],
-            None => adapters::default_sources()
-                .into_iter()
-                .find(|s| s.adapter == id)
-                .map(|s| s.logins)
-                .unwrap_or_default(),
+            None => adapter
+                .default_logins()
+                .iter()
+                .map(|l| (*l).to_owned())
+                .collect(),
         };
         match sources.iter_mut().find(|s| s.adapter == id) {
             Some(source) => {
@@ -246,9 +243,9 @@ pub(super) fn parse_bots(text: Option<&str>) -> Result<Vec<SourceConfig>, Config
         }
     }
     if sources.is_empty() {
-        return Ok(adapters::default_sources());
+        return Ok(BotSelection::default());
     }
-    Ok(sources)
+    Ok(BotSelection::Listed(sources))
 }
 
 pub(super) fn parse_fail_on(text: &str) -> Result<FailOn, ConfigError> {
@@ -315,22 +312,32 @@ pub(super) fn parse_required(
     Ok(groups)
 }
 
-/// A required bot is always a configured source: adapters missing from `bots` are added with
-/// their default logins.
-fn add_required(sources: &mut Vec<SourceConfig>, required: &[RequiredGroup]) {
-    for member in required.iter().flat_map(|g| g.0.iter()) {
-        let configured = sources.iter().any(|s| &s.adapter == member)
-            || sources.iter().any(|s| {
-                adapters::source_per_login(&s.adapter)
-                    && s.logins.iter().any(|l| adapters::bot_name(l) == *member)
-            });
-        if !configured && adapters::is_known(member) {
-            sources.push(SourceConfig {
-                adapter: member.clone(),
-                logins: Vec::new(),
-            });
-        }
+/// The sources `bots` lists (none when unset).
+fn listed(selection: &BotSelection) -> &[SourceConfig] {
+    match selection {
+        BotSelection::Listed(sources) => sources,
+        BotSelection::Posted { .. } => &[],
     }
+}
+
+/// A required bot is always a configured source, whatever `bots` says: added to the list
+/// (with its default logins) when `bots` is set, else read and shown even when it never
+/// posted (`BotSelection::Posted { also }`), so that silence fails the gate as "not
+/// reviewed" instead of leaving the bot out. A login mapped with `generic=login` is
+/// already a source.
+fn add_required(selection: &mut BotSelection, required: &[RequiredGroup]) {
+    let mapped = |member: &str| {
+        listed(selection).iter().any(|s| {
+            adapters::source_per_login(&s.adapter)
+                && s.logins.iter().any(|l| adapters::bot_name(l) == member)
+        })
+    };
+    let missing: Vec<&str> = required
+        .iter()
+        .flat_map(|g| g.0.iter().map(String::as_str))
+        .filter(|member| !mapped(member))
+        .collect();
+    selection.require(&missing);
 }
 
 /// `wait-for-bots`: `0`, `90s`, `10m`; at most `MAX_WAIT`.

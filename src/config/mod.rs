@@ -13,7 +13,7 @@ use secrecy::SecretString;
 
 pub use inputs::{BOOLEAN_INPUTS, INPUT_NAMES, MAX_WAIT, ONLINE_ONLY};
 
-use crate::adapters::{ExtractOptions, SourceConfig};
+use crate::adapters::{BotSelection, ExtractOptions};
 use crate::consensus::ConsensusOptions;
 use crate::gate::RequiredGroup;
 use crate::model::{FailOn, Severity};
@@ -31,7 +31,8 @@ pub struct ConfigError {
 #[derive(Debug, Clone)]
 pub struct Config {
     pub token: Option<SecretString>,
-    pub sources: Vec<SourceConfig>,
+    /// `bots`: unset = the built-in bots that posted on the PR (resolved on the snapshot).
+    pub sources: BotSelection,
     /// `None`: derived from the sources that reviewed the PR.
     pub bots_ran: Option<usize>,
     pub fail_on: FailOn,

@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use super::fetch::{fetch_signals, ConditionalList, ConditionalObject, Cost, SignalCache};
 use super::{GitHub, GitHubError};
-use crate::adapters::{self, ExtractOptions, SourceConfig};
+use crate::adapters::{self, BotSelection, ExtractOptions, SourceConfig};
 use crate::api::{self, CodeScanning, PrSnapshot, PullRequest, Signals, CODE_SCANNING_SURFACE};
 use crate::config::PrTarget;
 use crate::model::SourceStatus;
@@ -55,7 +55,7 @@ pub struct Waited {
 pub async fn wait_for_bots<C: Clock>(
     gh: &GitHub,
     target: &PrTarget,
-    sources: &[SourceConfig],
+    selection: &BotSelection,
     budget: Duration,
     clock: &C,
     mut log: impl FnMut(&str),
@@ -70,9 +70,9 @@ pub async fn wait_for_bots<C: Clock>(
     loop {
         poll += 1;
         let mut cost = Cost::default();
-        let snapshot = poller.round(gh, target, sources, &mut cost).await?;
+        let (snapshot, sources) = poller.round(gh, target, selection, &mut cost).await?;
         costs.push(cost);
-        let statuses = adapters::extract(&snapshot, sources, &ExtractOptions::default()).sources;
+        let statuses = adapters::extract(&snapshot, &sources, &ExtractOptions::default()).sources;
         let pending = wait::pending(&statuses);
         let now = clock.now();
         // What the bots showed: when it changes between polls, they are still active.
@@ -81,7 +81,7 @@ pub async fn wait_for_bots<C: Clock>(
             changed_at = Some(now);
         }
         seen = Some(state);
-        let posted = adapters::last_activity(&snapshot, sources)
+        let posted = adapters::last_activity(&snapshot, &sources)
             .and_then(|secs| u64::try_from(secs).ok())
             .map(|secs| (SystemTime::UNIX_EPOCH + Duration::from_secs(secs)).min(now));
         let last_activity = posted.max(changed_at);
@@ -180,9 +180,9 @@ impl Poller {
         &mut self,
         gh: &GitHub,
         target: &PrTarget,
-        sources: &[SourceConfig],
+        selection: &BotSelection,
         cost: &mut Cost,
-    ) -> Result<PrSnapshot, GitHubError> {
+    ) -> Result<(PrSnapshot, Vec<SourceConfig>), GitHubError> {
         let repo = format!("/repos/{}/{}", target.owner, target.repo);
         let n = target.number;
         let pull_path = format!("{repo}/pulls/{n}");
@@ -191,7 +191,11 @@ impl Poller {
         let issue_comments_path = format!("{repo}/issues/{n}/comments?per_page=100");
         let alerts_path =
             format!("{repo}/code-scanning/alerts?ref=refs/pull/{n}/merge&per_page=100");
-        let wants_alerts = adapters::owns_surface(sources, CODE_SCANNING_SURFACE);
+        let wants_alerts = match selection {
+            BotSelection::Listed(sources) => adapters::owns_surface(sources, CODE_SCANNING_SURFACE),
+            // Code scanning's bot may be among those that post.
+            BotSelection::Posted { .. } => true,
+        };
         let mut costs = [Cost::default(); 5];
         let [c1, c2, c3, c4, c5] = &mut costs;
         let Poller {
@@ -243,12 +247,13 @@ impl Poller {
         if let Some((_, last)) = last_signals.as_ref().filter(|(sha, _)| *sha == head) {
             snapshot.signals = last.clone();
         }
-        let needs = adapters::needed_surfaces(&snapshot, sources);
+        let sources = selection.active_sources(&snapshot);
+        let needs = adapters::needed_surfaces(&snapshot, &sources);
         if needs.any() {
             snapshot.signals = fetch_signals(gh, target, &head, needs, signals, cost).await;
             *last_signals = Some((head, snapshot.signals.clone()));
         }
-        Ok(snapshot)
+        Ok((snapshot, sources))
     }
 }
 

@@ -215,6 +215,7 @@ mod tests {
             rank_score: 27,
             suppressed: false,
             suppression_reason: None,
+            identity: None,
         }
     }
 
@@ -231,6 +232,7 @@ mod tests {
             required_bots: Vec::new(),
             not_reviewed: Vec::new(),
             gate: Gate::Fail,
+            identity: Default::default(),
         }
     }
 

@@ -14,6 +14,7 @@ mod cli;
 mod config;
 mod engine;
 mod fetch;
+mod identity;
 mod outputs;
 mod signals;
 mod sticky;

@@ -276,10 +276,7 @@ impl Activity {
     /// Codex's `Reviewed commit: 339ce6e7c4`). An unknown commit or unknown head counts as it.
     fn is_head(&self, commit: Option<&str>) -> bool {
         match commit.map(str::trim) {
-            Some(c) if !self.head.is_empty() && !c.is_empty() => {
-                c == self.head
-                    || (c.len() >= 7 && self.head.len() > c.len() && self.head.starts_with(c))
-            }
+            Some(c) if !self.head.is_empty() && !c.is_empty() => is_sha_of(c, &self.head),
             _ => true,
         }
     }
@@ -391,6 +388,11 @@ fn set_first(slot: &mut Option<String>, value: impl FnOnce() -> String) {
     }
 }
 
+/// `commit` names `full`: the same SHA, or an abbreviation of it (7+ characters).
+fn is_sha_of(commit: &str, full: &str) -> bool {
+    commit == full || (commit.len() >= 7 && full.len() > commit.len() && full.starts_with(commit))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -459,6 +461,13 @@ mod tests {
         assert_eq!(a.coverage(), Coverage::Stale);
         a.reviewed(Some("head"));
         assert_eq!(a.coverage(), Coverage::Reviewed);
+
+        let full = "3f3f028a9c1d2e4b5a6978877665544332211000";
+        let mut a = Activity::new(full);
+        a.reviewed(Some("3f3f02"));
+        assert_eq!(a.coverage(), Coverage::Stale, "6 characters name nothing");
+        a.reviewed(Some("3f3f028"));
+        assert_eq!(a.coverage(), Coverage::Reviewed, "a short SHA of the head");
     }
 
     #[test]

@@ -63,6 +63,7 @@ fn outcome_of(
         fail_on_severity: None,
         required_bots: Vec::new(),
         not_reviewed: Vec::new(),
+        identity: Default::default(),
     }
 }
 
