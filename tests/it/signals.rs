@@ -8,6 +8,7 @@ use std::process::Command;
 use std::time::{Duration, SystemTime};
 
 use review_consensus::adapters::BotSelection;
+use review_consensus::api::Surface;
 use review_consensus::config::Config;
 use review_consensus::github::wait::{wait_for_bots, Clock};
 use review_consensus::local;
@@ -163,6 +164,222 @@ fn every_declined_notice_leaves_the_bot_out_of_the_denominator() {
         "{comment}"
     );
     assert!(comment.contains("coderabbit (declined: status CodeRabbit: failure (rate limit))"));
+}
+
+#[test]
+fn the_2026_bots_finish_through_their_check_runs_and_reactions() {
+    // `bots` unset: the bots are those that left something, here only signals.
+    let outcome = analyze("completion-106", &[]);
+    use Coverage::*;
+    assert_eq!(
+        coverage(&outcome),
+        [
+            (
+                "sourcery",
+                Reviewed,
+                "check run Sourcery review: success on head"
+            ),
+            (
+                "gh-advanced-security",
+                Reviewed,
+                "check run CodeQL: failure on head"
+            ),
+            (
+                "github-code-quality",
+                Reviewed,
+                "check run Code Quality: failure on head"
+            ),
+            (
+                "deepsource",
+                Reviewed,
+                "check run DeepSource: Python: failure on head"
+            ),
+            (
+                "cubic",
+                Reviewed,
+                "check run cubic · AI code review: success on head"
+            ),
+            (
+                "kodus",
+                Reviewed,
+                "check run Kody Code Review: neutral on head"
+            ),
+            (
+                "macroscope",
+                Reviewed,
+                "check run Macroscope - Correctness Check: failure on head"
+            ),
+            (
+                "codeant",
+                Reviewed,
+                "check run CodeAnt AI Review: success on head"
+            ),
+            (
+                "sentry",
+                Reviewed,
+                "check run Seer Code Review: neutral on head"
+            ),
+            ("claude", Reviewed, "status comment on head"),
+        ]
+    );
+    assert_eq!(outcome.bots_ran, 10, "a failing verdict run is a review");
+
+    // Without check runs (no `checks: read`): Kodus's 🎉 still shows it finished, Seer's 👀
+    // and CodeAnt's "is reviewing" comment only that they started.
+    let mut snapshot = local::load_snapshot_dir(&fixture("completion-106")).expect("loads");
+    snapshot.signals.check_runs = Surface::Read(Vec::new());
+    let config = config(&[("bots", "kodus, sentry, codeant")]);
+    let analyzed = |snapshot: &review_consensus::api::PrSnapshot| {
+        pipeline::analyze(
+            Some(snapshot),
+            &config.sources,
+            Vec::new(),
+            &config.analysis_options(),
+        )
+    };
+    assert_eq!(
+        coverage(&analyzed(&snapshot)),
+        [
+            ("kodus", Reviewed, "reaction 🎉 on the PR"),
+            ("sentry", Absent, "reaction 👀 on the PR"),
+            ("codeant", Absent, "status comment: started"),
+        ]
+    );
+    // A 🎉 from before the head commit was for an older one.
+    snapshot.signals.head_committed_at = Some("2026-11-04T09:30:00Z".to_owned());
+    assert_eq!(
+        coverage(&analyzed(&snapshot))[0],
+        (
+            "kodus",
+            Stale,
+            "reaction 🎉 on the PR, older than the head commit"
+        )
+    );
+}
+
+/// `declined-107` with `bots` unset: the bots that posted, plus the required ones.
+const REQUIRED_107: &str = "sentry, github-code-quality, kodus|sourcery";
+
+#[test]
+fn the_2026_bots_decline_or_only_start_through_their_signals() {
+    let outcome = analyze("declined-107", &[("required-bots", REQUIRED_107)]);
+    use Coverage::*;
+    assert_eq!(
+        coverage(&outcome),
+        [
+            ("sourcery", Reviewed, "review on head"),
+            (
+                "github-code-quality",
+                Absent,
+                "check run Code Quality: in_progress"
+            ),
+            (
+                "cubic",
+                Declined,
+                "check run cubic · AI code review: neutral (quota)"
+            ),
+            ("kodus", Declined, "reaction 😕 on the PR"),
+            (
+                "macroscope",
+                Declined,
+                "check run Macroscope - Correctness Check: action_required (billing)"
+            ),
+            ("codeant", Declined, "check run CodeAnt AI Review: skipped"),
+            ("sentry", Absent, "reaction 👀 on the PR"),
+            ("claude", Declined, "check run claude-review: failure"),
+        ]
+    );
+    assert_eq!(outcome.bots_ran, 1);
+    assert_eq!(
+        outcome.not_reviewed,
+        ["sentry", "github-code-quality"],
+        "kodus|sourcery is satisfied by sourcery; a bot that only started is not a review"
+    );
+    assert_eq!(outcome.gate, Gate::Fail);
+}
+
+#[test]
+fn required_bots_are_read_whether_bots_is_set_or_not() {
+    // Unset: the required bots join the ones that posted, so a silent one is listed.
+    let unset = config(&[("required-bots", "cursor-bugbot, coderabbit|sourcery")]);
+    assert_eq!(
+        unset.sources,
+        BotSelection::posted_plus(["cursor-bugbot", "coderabbit", "sourcery"])
+    );
+    let outcome = analyze(
+        "declined-107",
+        &[("required-bots", "cursor-bugbot"), ("fail-on", "never")],
+    );
+    let bugbot = outcome
+        .sources
+        .iter()
+        .find(|s| s.bot == "cursor-bugbot")
+        .expect("a required bot that never posted is listed");
+    assert_eq!(
+        (bugbot.coverage, bugbot.coverage_signal.as_str()),
+        (Coverage::Absent, "nothing posted")
+    );
+    assert_eq!(outcome.not_reviewed, ["cursor-bugbot"]);
+    assert_eq!(outcome.gate, Gate::Fail, "not reviewed fails on its own");
+    assert!(
+        !outcome.sources.iter().any(|s| s.bot == "gemini"),
+        "a bot neither posting nor required stays out"
+    );
+
+    // Set: the required bots are added to the list, with their default logins.
+    let listed = config(&[
+        ("bots", "sourcery"),
+        ("required-bots", "claude|sourcery, kodus"),
+    ]);
+    let BotSelection::Listed(sources) = &listed.sources else {
+        panic!("`bots` is set: {:?}", listed.sources);
+    };
+    let ids: Vec<&str> = sources.iter().map(|s| s.adapter.as_str()).collect();
+    assert_eq!(ids, ["sourcery", "claude", "kodus"]);
+    let outcome = analyze(
+        "declined-107",
+        &[
+            ("bots", "sourcery"),
+            ("required-bots", "claude|sourcery, kodus"),
+        ],
+    );
+    assert_eq!(outcome.not_reviewed, ["kodus"], "declined is not reviewed");
+}
+
+#[tokio::test]
+async fn an_acknowledged_finding_does_not_fail_the_severity_floor() {
+    let data = fixture_data("completion-104");
+    let fake = FakeBuilder::new(data.clone())
+        .permission("dana", "write", "write")
+        .start()
+        .await;
+    let run = || {
+        ActionRun::new(&fake, &data)
+            .input("bots", BOTS_104)
+            .input("fail-on-severity", "high")
+            .run()
+    };
+    let first = run();
+    assert_eq!(first.code, 1, "the lone high finding: {}", first.stderr);
+    let report = first.report.expect("report");
+    let fingerprint = report["findings"][0]["fingerprint"]
+        .as_str()
+        .expect("a fingerprint")
+        .to_owned();
+    fake.state().issue_comments.push(json!({
+        "id": 2999,
+        "user": {"login": "dana", "id": 501, "type": "User"},
+        "body": format!("/consensus ack {fingerprint} the limit is enforced by the ledger service"),
+        "html_url": "https://github.com/acme/payments-api/pull/104#issuecomment-2999",
+        "created_at": "2026-11-02T10:00:00Z",
+    }));
+    let second = run();
+    assert_eq!(second.code, 0, "{}{}", second.stdout, second.stderr);
+    assert_eq!(second.output("acknowledged"), "1");
+    assert_eq!(second.output("gate"), "pass");
+    let report = second.report.expect("report");
+    assert_eq!(report["findings"][0]["state"], "acknowledged");
+    assert_eq!(report["fail_on_severity"], "high");
 }
 
 #[test]

@@ -9,6 +9,7 @@ use crate::adapters::read::markdown;
 use crate::adapters::read::taxonomy::{self, NativeCategory};
 use crate::adapters::{
     anchor, category_for, detail_from, provenance, Activity, Adapter, AdapterOutput, Identity,
+    Signal,
 };
 use crate::api::{CodeScanning, CodeScanningAlert, PrSnapshot, ReviewComment};
 use crate::model::{Category, NormalizedFinding, Provenance, Severity};
@@ -32,6 +33,12 @@ impl Adapter for GhAdvancedSecurity {
 
     fn owned_surfaces(&self) -> &'static [&'static str] {
         &[crate::api::CODE_SCANNING_SURFACE]
+    }
+
+    /// The code-scanning check runs of its app (one per tool, `CodeQL`), failing on new
+    /// alerts: a verdict.
+    fn signals(&self) -> &'static [Signal] {
+        &[Signal::CheckRunVerdict("")]
     }
 
     fn parse(&self, snapshot: &PrSnapshot, logins: &[String]) -> AdapterOutput {

@@ -7,7 +7,7 @@ use crate::adapters::read::taxonomy::NativeCategory;
 use crate::adapters::read::{inline, linked_issues, markdown};
 use crate::adapters::Anchor;
 use crate::adapters::{
-    category_for, detail_from, provenance, Activity, Adapter, AdapterOutput, Identity,
+    category_for, detail_from, provenance, Activity, Adapter, AdapterOutput, Identity, Signal,
 };
 use crate::api::{PrSnapshot, ReviewComment};
 use crate::model::{Category, NormalizedFinding, Severity};
@@ -23,6 +23,11 @@ impl Adapter for Sourcery {
 
     fn default_logins(&self) -> &'static [&'static str] {
         &["sourcery-ai[bot]"]
+    }
+
+    /// Its app's (`sourcery-ai`) check run.
+    fn signals(&self) -> &'static [Signal] {
+        &[Signal::CheckRunVerdict("")]
     }
 
     fn parse(&self, snapshot: &PrSnapshot, logins: &[String]) -> AdapterOutput {

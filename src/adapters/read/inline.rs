@@ -84,6 +84,9 @@ pub(crate) enum Status {
     Done(Option<String>),
     /// A rate-limit, quota, billing, paused, skipped or sunset notice: no review happened.
     Declined,
+    /// A status comment saying the review has started ("Claude Code is working…", "CodeAnt
+    /// AI is reviewing your PR"): the bot is running, not done.
+    Started,
     /// Anything else: a review body is still a review of its commit; an issue comment says
     /// nothing about coverage.
     Other,
@@ -132,7 +135,9 @@ pub(crate) fn note_statuses(
         match classify(body) {
             Status::Declined => activity.declined_notice(body),
             Status::Done(Some(commit)) => activity.reviewed(Some(&commit)),
-            Status::Done(None) | Status::Other => activity.reviewed(review.commit_id.as_deref()),
+            Status::Done(None) | Status::Started | Status::Other => {
+                activity.reviewed(review.commit_id.as_deref())
+            }
         }
     }
     for comment in &snapshot.issue_comments {
@@ -144,6 +149,7 @@ pub(crate) fn note_statuses(
         match classify(body) {
             Status::Declined => activity.declined_notice(body),
             Status::Done(commit) => activity.reviewed_by(commit.as_deref(), STATUS_COMMENT),
+            Status::Started => activity.running(format!("{STATUS_COMMENT}: started")),
             Status::Other => {}
         }
     }

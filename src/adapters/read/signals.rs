@@ -1,6 +1,6 @@
-//! Completion signals outside a bot's comments: a reaction on the PR (Codex's 👍), a check run
-//! of the bot's app on the head commit (Bugbot, Greptile, Kodus, cubic), a commit status the bot
-//! posted (CodeRabbit). A bot declares the ones it gives (`Adapter::signals`, one line);
+//! Completion signals outside a bot's comments: a reaction on the PR (Codex's 👍, Kodus's 🎉), a
+//! check run of the bot's app on the head commit (Bugbot, Greptile, Kodus, cubic, Macroscope,
+//! Seer), a commit status the bot posted (CodeRabbit). A bot declares the ones it gives (`Adapter::signals`, one line);
 //! `extract` reads them into its coverage, and the fetch asks only for the surfaces a
 //! configured bot needs (docs/adapters.md, "Completion signals").
 
@@ -30,6 +30,14 @@ pub enum Signal {
     /// `success` = reviewed; queued / in progress = running; any other conclusion = declined
     /// (its title says why: quota, rate limit, ...).
     CheckRun(&'static str),
+    /// A check run of the bot's own app, as `CheckRun`, whose conclusion is the bot's verdict
+    /// on the code (Macroscope's `N issues identified`, Seer's findings reported as
+    /// `neutral`, an analyzer failing on its findings): `success`, `failure`, `neutral` and
+    /// `action_required` all mean it reviewed the head, unless its title or summary says it
+    /// did not run (quota, rate limit, billing, paused, skipped, sunset: declined, as cubic's
+    /// `neutral` "AI review line limit reached"); `skipped`, `cancelled`, `timed_out` and
+    /// `stale` are declined; queued / in progress = running.
+    CheckRunVerdict(&'static str),
     /// A check run of a shared app (`github-actions` for Copilot's review workflow) named
     /// exactly this: only a failure counts (declined). Anyone's workflow may name a job so,
     /// so its success proves nothing.
@@ -57,7 +65,9 @@ impl Needs {
         for s in signals {
             match s {
                 Signal::Reaction(..) => needs.reactions = true,
-                Signal::CheckRun(_) | Signal::CheckRunFailure { .. } => needs.check_runs = true,
+                Signal::CheckRun(_)
+                | Signal::CheckRunVerdict(_)
+                | Signal::CheckRunFailure { .. } => needs.check_runs = true,
                 Signal::Status(_) => needs.statuses = true,
             }
         }
@@ -95,14 +105,13 @@ pub fn observe(
                 reactions(surfaces, identity, content, meaning, activity)
             }
             Signal::CheckRun(prefix) => {
-                for run in surfaces.check_runs.items() {
-                    let slug = app_slug(run);
-                    if slug != ACTIONS_APP
-                        && identity.matches_login(slug)
-                        && starts_with_ignoring_case(&run.name, prefix)
-                    {
-                        check_run(run, true, activity);
-                    }
+                for run in own_runs(surfaces, identity, prefix) {
+                    check_run(run, Reading::Completion, activity);
+                }
+            }
+            Signal::CheckRunVerdict(prefix) => {
+                for run in own_runs(surfaces, identity, prefix) {
+                    check_run(run, Reading::Verdict, activity);
                 }
             }
             Signal::CheckRunFailure { app, name } => {
@@ -110,7 +119,7 @@ pub fn observe(
                     if app_slug(run).eq_ignore_ascii_case(app)
                         && run.name.trim().eq_ignore_ascii_case(name)
                     {
-                        check_run(run, false, activity);
+                        check_run(run, Reading::FailureOnly, activity);
                     }
                 }
             }
@@ -142,37 +151,74 @@ fn reactions(
     }
 }
 
-/// `success` = reviewed (when `success_counts`), unfinished = running, any other conclusion
-/// = declined, with the notice kind its title and summary give.
-fn check_run(run: &CheckRun, success_counts: bool, activity: &mut Activity) {
+/// The check runs on the head by the bot's own app (never the shared Actions app) whose
+/// name starts with `prefix`, ignoring case.
+fn own_runs<'a>(
+    surfaces: &'a Signals,
+    identity: &'a Identity,
+    prefix: &'a str,
+) -> impl Iterator<Item = &'a CheckRun> {
+    surfaces.check_runs.items().iter().filter(move |run| {
+        let slug = app_slug(run);
+        slug != ACTIONS_APP
+            && identity.matches_login(slug)
+            && starts_with_ignoring_case(&run.name, prefix)
+    })
+}
+
+/// How a check run's conclusion reads (`Signal::CheckRun`, `CheckRunVerdict`,
+/// `CheckRunFailure`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reading {
+    /// `success` = reviewed, any other conclusion = declined.
+    Completion,
+    /// A finished run is a verdict (reviewed) unless its text says the bot did not run.
+    Verdict,
+    /// Only a failure counts (declined); the run may be anyone's.
+    FailureOnly,
+}
+
+/// Unfinished = running (not for `FailureOnly`); then the conclusion as `reading` says, a
+/// decline with the notice kind its title and summary give.
+fn check_run(run: &CheckRun, reading: Reading, activity: &mut Activity) {
     let name = clean(&run.name);
     let status = run.status.as_deref().unwrap_or("completed");
     if status != "completed" {
-        if success_counts {
+        if reading != Reading::FailureOnly {
             activity.running(format!("check run {name}: {}", clean(status)));
         }
         return;
     }
     let conclusion = run.conclusion.as_deref().unwrap_or("");
-    match conclusion {
-        "success" if success_counts => activity.reviewed_by(
-            run.head_sha.as_deref(),
-            &format!("check run {name}: success"),
-        ),
-        "success" => {}
-        "neutral" | "skipped" | "cancelled" | "stale" if !success_counts => {}
-        _ => {
-            let text = format!(
-                "{}\n{}",
-                run.output.title.as_deref().unwrap_or(""),
-                run.output.summary.as_deref().unwrap_or("")
-            );
-            activity.declined_by(declined_signal(
-                &format!("check run {name}: {}", clean(conclusion)),
-                &text,
-            ));
+    let text = format!(
+        "{}\n{}",
+        run.output.title.as_deref().unwrap_or(""),
+        run.output.summary.as_deref().unwrap_or("")
+    );
+    let what = format!("check run {name}: {}", clean(conclusion));
+    let reviewed = match (reading, conclusion) {
+        (Reading::Completion, "success") => true,
+        (Reading::Verdict, "success" | "failure" | "neutral" | "action_required") => {
+            !did_not_run(&text)
         }
+        (Reading::FailureOnly, "success" | "neutral" | "skipped" | "cancelled" | "stale") => return,
+        _ => false,
+    };
+    if reviewed {
+        activity.reviewed_by(run.head_sha.as_deref(), &what);
+    } else {
+        activity.declined_by(declined_signal(&what, &text));
     }
+}
+
+/// A verdict run's text that says the bot did not review: out of quota or credits, rate
+/// limited, paused, skipped, shut down. (A "failed" word is not one: an analyzer's failing
+/// run names the failures it found.)
+fn did_not_run(text: &str) -> bool {
+    matches!(
+        notice_kind(text),
+        "sunset" | "rate limit" | "quota" | "billing" | "paused" | "skipped"
+    )
 }
 
 /// The latest status of each matching context (the list is newest first).
@@ -206,7 +252,8 @@ fn statuses(surfaces: &Signals, identity: &Identity, prefix: &str, activity: &mu
 /// `check run X: neutral (quota)`: the notice kind when the text names one.
 fn declined_signal(what: &str, text: &str) -> String {
     match notice_kind(text) {
-        signal::NOTICE => what.to_owned(),
+        // `check run X: skipped`, not `skipped (skipped)`.
+        kind if kind == signal::NOTICE || what.ends_with(kind) => what.to_owned(),
         kind => format!("{what} ({kind})"),
     }
 }
@@ -379,6 +426,77 @@ mod tests {
             decide(ci, "github-actions[bot]", &[Signal::CheckRun("")]).0,
             Coverage::Absent
         );
+    }
+
+    #[test]
+    fn a_verdict_run_reviewed_whatever_it_concluded_unless_it_did_not_run() {
+        let macroscope = [Signal::CheckRunVerdict("Macroscope - Correctness Check")];
+        let bot = "macroscopeapp[bot]";
+        let one = |conclusion: Option<&str>, status: &str, title: &str| {
+            let list = vec![run(
+                "Macroscope - Correctness Check",
+                "macroscopeapp",
+                status,
+                conclusion,
+                title,
+            )];
+            decide(runs(list), bot, &macroscope)
+        };
+        let found = "2 issues identified (14 code objects reviewed)";
+        for conclusion in ["success", "failure", "neutral", "action_required"] {
+            assert_eq!(
+                one(Some(conclusion), "completed", found),
+                (
+                    Coverage::Reviewed,
+                    format!("check run Macroscope - Correctness Check: {conclusion} on head")
+                ),
+                "{conclusion}"
+            );
+        }
+        // Its findings failing the run are a verdict, not a decline ("failed" words too).
+        assert_eq!(
+            one(
+                Some("failure"),
+                "completed",
+                "3 checks failed: errors found"
+            )
+            .0,
+            Coverage::Reviewed
+        );
+        assert_eq!(
+            one(Some("neutral"), "completed", "AI review line limit reached"),
+            (
+                Coverage::Declined,
+                "check run Macroscope - Correctness Check: neutral (quota)".to_owned()
+            )
+        );
+        assert_eq!(
+            one(Some("action_required"), "completed", "Out of credits").1,
+            "check run Macroscope - Correctness Check: action_required (billing)"
+        );
+        for conclusion in ["skipped", "cancelled", "timed_out", "stale"] {
+            assert_eq!(
+                one(Some(conclusion), "completed", "").0,
+                Coverage::Declined,
+                "{conclusion}"
+            );
+        }
+        assert_eq!(
+            one(None, "queued", ""),
+            (
+                Coverage::Absent,
+                "check run Macroscope - Correctness Check: queued".to_owned()
+            )
+        );
+        // Another name of the same app (its business-logic check) is not this signal.
+        let other = runs(vec![run(
+            "Macroscope - Other",
+            "macroscopeapp",
+            "completed",
+            Some("success"),
+            "",
+        )]);
+        assert_eq!(decide(other, bot, &macroscope).0, Coverage::Absent);
     }
 
     #[test]
