@@ -52,6 +52,11 @@ pub struct Waited {
 
 /// Poll until the configured bots are done for the head commit or `budget` is spent. Each
 /// poll logs one line through `log` (who is still pending, when the next poll is).
+///
+/// Who is waited for is decided on each poll (`BotSelection::active_sources`): the listed
+/// bots, or with `bots` unset the required ones and every bot that has posted or started on
+/// the PR so far. Since a bot that has not shown up yet is unknown then, the wait lasts at
+/// least a quiet minute from its start, so that bots still queued get to show up.
 pub async fn wait_for_bots<C: Clock>(
     gh: &GitHub,
     target: &PrTarget,
@@ -84,13 +89,21 @@ pub async fn wait_for_bots<C: Clock>(
         let posted = adapters::last_activity(&snapshot, &sources)
             .and_then(|secs| u64::try_from(secs).ok())
             .map(|secs| (SystemTime::UNIX_EPOCH + Duration::from_secs(secs)).min(now));
-        let last_activity = posted.max(changed_at);
+        // Unset `bots`: the bots are known only once they post, so the quiet window starts no
+        // earlier than the wait does.
+        let floor = matches!(selection, BotSelection::Posted { .. }).then_some(started);
+        let last_activity = posted.max(changed_at).max(floor);
         let head = short(snapshot.head_sha());
         let waited = now.duration_since(started).unwrap_or_default();
         match wait::next_step(now, deadline, pending.is_empty(), last_activity, poll) {
             Step::Decide => {
+                let what = if sources.is_empty() {
+                    "no bot posted"
+                } else {
+                    "every configured bot finished or declined"
+                };
                 log(&format!(
-                    "every configured bot finished or declined for {head} (poll {poll}, {} waited)",
+                    "{what} for {head} (poll {poll}, {} waited)",
                     minutes(waited)
                 ));
                 return Ok(done(poll, costs, pending, false, waited));
@@ -99,7 +112,9 @@ pub async fn wait_for_bots<C: Clock>(
                 return Ok(done(poll, costs, pending, true, waited));
             }
             Step::Sleep(pause) => {
-                let what = if pending.is_empty() {
+                let what = if sources.is_empty() {
+                    "no bot has posted yet; waiting a quiet minute for one to start".to_owned()
+                } else if pending.is_empty() {
                     "every bot is done; waiting for a quiet minute after the last activity"
                         .to_owned()
                 } else {

@@ -731,6 +731,180 @@ async fn wait_for_bots_gives_up_at_the_budget_naming_who_is_pending() {
     assert_eq!(sleeps, [10_000, 15_000, 22_500, 33_750, 8_750]);
 }
 
+fn bot_review(id: u64, login: &str, user_id: u64, body: &str, commit: &str, at: &str) -> Value {
+    json!({
+        "id": id, "user": {"login": login, "id": user_id, "type": "Bot"},
+        "body": body, "state": "COMMENTED", "commit_id": commit, "submitted_at": at,
+    })
+}
+
+#[tokio::test]
+async fn with_bots_unset_the_wait_follows_the_bots_that_posted_or_started() {
+    let mut data = waiting_pr();
+    // CodeRabbit reviewed the previous commit; Bugbot's run on the head is in progress.
+    data.reviews.push(bot_review(
+        4601,
+        "coderabbitai[bot]",
+        136622811,
+        "**Actionable comments posted: 0**",
+        "9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b",
+        "2026-11-01T12:00:00Z",
+    ));
+    let fake = FakeBuilder::new(data.clone()).start().await;
+    let gh = client(&fake);
+    let unset = config(&[]).sources;
+    assert_eq!(unset, BotSelection::default());
+    let start = SystemTime::UNIX_EPOCH + Duration::from_secs(1_800_000_000);
+    let clock = FakeClock {
+        now: Cell::new(start),
+        sleeps: RefCell::new(Vec::new()),
+        // After the second poll CodeRabbit reviews the head and Bugbot's run completes.
+        on_sleep: |n: u32| {
+            if n == 2 {
+                let at = rfc3339(start + Duration::from_secs(25));
+                let mut state = fake.state();
+                state.reviews.push(bot_review(
+                    4602,
+                    "coderabbitai[bot]",
+                    136622811,
+                    "**Actionable comments posted: 0**",
+                    HEAD,
+                    &at,
+                ));
+                state.head_check_runs[0]["status"] = json!("completed");
+                state.head_check_runs[0]["conclusion"] = json!("success");
+                state.head_check_runs[0]["completed_at"] = json!(at);
+            }
+        },
+    };
+    let mut log = Vec::new();
+    let waited = wait_for_bots(
+        &gh,
+        &target(&data),
+        &unset,
+        Duration::from_secs(600),
+        &clock,
+        |line| log.push(line.to_owned()),
+    )
+    .await
+    .expect("waits");
+    assert!(!waited.timed_out && waited.pending.is_empty(), "{waited:?}");
+    // Poll 1 knows only CodeRabbit (it posted); its check-run read shows Bugbot started, so
+    // poll 2 waits for Bugbot too. Bots that never showed up are never named.
+    assert!(
+        log[0].starts_with(
+            "poll 1: still pending for 0a1b2c3: coderabbit (stale: review on an older commit);"
+        ),
+        "{log:?}"
+    );
+    assert!(
+        log[1].starts_with(
+            "poll 2: still pending for 0a1b2c3: coderabbit (stale: review on an older commit), \
+             cursor-bugbot (absent: check run Cursor Bugbot: in_progress);"
+        ),
+        "{log:?}"
+    );
+    assert!(
+        log.last()
+            .expect("a last line")
+            .starts_with("every configured bot finished or declined for 0a1b2c3"),
+        "{log:?}"
+    );
+    assert!(
+        log.iter()
+            .all(|l| !l.contains("sourcery") && !l.contains("gemini")),
+        "{log:?}"
+    );
+    let decided = clock.now.get().duration_since(start).expect("forward");
+    assert!(
+        decided >= Duration::from_secs(85),
+        "a quiet minute after +25 s: {decided:?}"
+    );
+    assert!(
+        fake.state().unexpected.is_empty(),
+        "{:?}",
+        fake.state().unexpected
+    );
+}
+
+#[tokio::test]
+async fn with_bots_unset_the_wait_gives_bots_a_quiet_minute_to_show_up() {
+    let start = SystemTime::UNIX_EPOCH + Duration::from_secs(1_800_000_000);
+    let wait = |data: PrData, arrive: bool| async move {
+        let fake = FakeBuilder::new(data.clone()).start().await;
+        let gh = client(&fake);
+        let clock = FakeClock {
+            now: Cell::new(start),
+            sleeps: RefCell::new(Vec::new()),
+            // Sourcery shows up 10 s in with a review of an older commit, then reviews the
+            // head after the third poll.
+            on_sleep: |n: u32| {
+                let older = "9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b";
+                let (commit, at) = match n {
+                    1 => (older, 5),
+                    3 => (HEAD, 40),
+                    _ => return,
+                };
+                if arrive {
+                    fake.state().reviews.push(bot_review(
+                        4700 + u64::from(n),
+                        "sourcery-ai[bot]",
+                        58596630,
+                        "Hey - I've reviewed your changes and they look great!",
+                        commit,
+                        &rfc3339(start + Duration::from_secs(at)),
+                    ));
+                }
+            },
+        };
+        let mut log = Vec::new();
+        let waited = wait_for_bots(
+            &gh,
+            &target(&data),
+            &BotSelection::default(),
+            Duration::from_secs(600),
+            &clock,
+            |line| log.push(line.to_owned()),
+        )
+        .await
+        .expect("waits");
+        let decided = clock.now.get().duration_since(start).expect("forward");
+        (waited, log, decided)
+    };
+    let empty = PrData::empty("acme", "payments-api", 7, HEAD);
+
+    // Nobody posts: a quiet minute from the start, then decide (not a timeout).
+    let (waited, log, decided) = wait(empty.clone(), false).await;
+    assert!(!waited.timed_out, "{waited:?}");
+    assert_eq!(decided, Duration::from_secs(60));
+    assert!(
+        log[0].starts_with(
+            "poll 1: no bot has posted yet; waiting a quiet minute for one to start; next poll in 10s"
+        ),
+        "{log:?}"
+    );
+    assert!(
+        log.last()
+            .expect("a last line")
+            .starts_with("no bot posted for 0a1b2c3"),
+        "{log:?}"
+    );
+
+    // Sourcery shows up within that minute: it is waited for until it reviews the head.
+    let (waited, log, decided) = wait(empty, true).await;
+    assert!(!waited.timed_out && waited.pending.is_empty(), "{waited:?}");
+    assert!(
+        log[1].starts_with(
+            "poll 2: still pending for 0a1b2c3: sourcery (stale: review on an older commit)"
+        ),
+        "{log:?}"
+    );
+    assert!(
+        decided >= Duration::from_secs(100),
+        "a quiet minute after its review at +40 s: {decided:?}"
+    );
+}
+
 fn fixture_data(name: &str) -> PrData {
     PrData::from_dir(&fixture(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
