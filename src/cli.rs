@@ -96,7 +96,7 @@ pub fn offline_inputs() -> impl Iterator<Item = &'static str> {
 /// What `--help` says of a flag: the input's meaning for the common ones.
 fn flag_help(name: &str) -> String {
     let meaning = match name {
-        "bots" => "adapter ids, `id=login` to map one (default: all built-in adapters)",
+        "bots" => "adapter ids, `id=login` to map one (default: the bots that posted on the PR)",
         "bots-ran" => "the agreement denominator (default: the sources that ran)",
         "fail-on" => "confirmed, needs-verification, unverified or never (default confirmed)",
         "fail-on-severity" => "critical, high, medium or low: a finding at or above it also fails",
@@ -395,5 +395,46 @@ mod tests {
         .map(|(k, v)| (k.to_owned(), v.to_owned()));
         assert_eq!(args.inputs_as_flags.0, expected);
         assert_eq!(args.inputs, [PathBuf::from("pr/")]);
+
+        // Every offline flag at once, `=` or not: each lands under its input's name.
+        let mut argv = vec!["review-consensus".to_owned(), "render".to_owned()];
+        for name in offline_inputs() {
+            argv.push(format!("--{name}=value-of-{name}"));
+        }
+        argv.push("pr/".to_owned());
+        let cli = Cli::try_parse_from(argv).expect("parses");
+        let Some(Command::Render(args)) = cli.command else {
+            panic!("render");
+        };
+        let names: Vec<&str> = args
+            .inputs_as_flags
+            .0
+            .iter()
+            .map(|(k, _)| k.as_str())
+            .collect();
+        assert_eq!(names, offline_inputs().collect::<Vec<_>>());
+        assert!(args
+            .inputs_as_flags
+            .0
+            .iter()
+            .all(|(k, v)| *v == format!("value-of-{k}")));
+    }
+
+    /// A flag's help leads with the input's meaning; an input added later (`matching`) still
+    /// gets a flag, whose help points at the README.
+    #[test]
+    fn flag_help_names_the_input() {
+        assert_eq!(
+            flag_help("required-bots"),
+            "Sources that must have reviewed the head commit; `a|b` = one of them; the \
+             `required-bots` input"
+        );
+        assert_eq!(
+            flag_help("matching"),
+            "The `matching` input (README, Inputs)"
+        );
+        for name in offline_inputs() {
+            assert!(flag_help(name).contains(&format!("`{name}`")), "{name}");
+        }
     }
 }

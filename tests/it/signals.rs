@@ -1017,70 +1017,110 @@ async fn the_action_waits_then_gates_on_required_bots_and_the_severity_floor() {
     );
 }
 
-#[tokio::test]
-async fn a_saved_pr_replays_the_actions_coverage_and_decision() {
-    let data = fixture_data("completion-104");
+/// The action on the fake, then `run --save` and `render` on the saved folder with the same
+/// inputs as flags: the report's decision fields must be equal.
+async fn replay(folder: &str, inputs: &[(&str, &str)], saved_signals: &[&str]) -> Value {
+    let data = fixture_data(folder);
     let fake = FakeBuilder::new(data.clone()).start().await;
-    let inputs = [("bots", BOTS_104), ("fail-on-severity", "high")];
     let mut action = ActionRun::new(&fake, &data).input("comment", "false");
     for (k, v) in inputs {
         action = action.input(k, v);
     }
     let ran = action.run();
-    assert_eq!(ran.code, 1, "{}", ran.stderr);
+    assert_eq!(ran.code, 1, "{folder}: {}", ran.stderr);
     let online = ran.report.expect("report");
 
     let saved = tempfile::tempdir().expect("tempdir");
     let dir = saved.path().join("pr");
     let out = Command::new(BIN)
-        .args([
-            "run",
-            "--repo",
-            "acme/payments-api",
-            "--pr",
-            "104",
-            "--dry-run",
-            "--save",
-        ])
+        .args(["run", "--repo", "acme/payments-api", "--pr"])
+        .arg(data.number.to_string())
+        .args(["--dry-run", "--save"])
         .arg(&dir)
         .env_clear()
         .env("GITHUB_TOKEN", crate::support::TOKEN)
         .env("GITHUB_API_URL", &fake.api_url)
         .env("GITHUB_GRAPHQL_URL", &fake.graphql_url)
         .env("REVIEW_CONSENSUS_RETRY_MAX_WAIT_MS", "30")
-        .envs(inputs.map(|(k, v)| (format!("INPUT_{}", k.to_uppercase()), v)))
+        .envs(
+            inputs
+                .iter()
+                .map(|(k, v)| (format!("INPUT_{}", k.to_uppercase()), *v)),
+        )
         .output()
         .expect("runs");
     assert_eq!(
         out.status.code(),
         Some(1),
-        "{}",
+        "{folder}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    for file in [
-        "check_runs.json",
-        "statuses.json",
-        "reactions.json",
-        "head_commit.json",
-    ] {
-        assert!(dir.join(file).exists(), "{file} saved");
+    for file in saved_signals {
+        assert!(dir.join(file).exists(), "{folder}: {file} saved");
     }
-    let (code, _, stderr, offline) = render(&[
-        "--bots",
-        BOTS_104,
-        "--fail-on-severity",
-        "high",
-        dir.to_str().expect("utf-8"),
-    ]);
-    assert_eq!(code, 1, "{stderr}");
+    let mut args: Vec<String> = Vec::new();
+    for (k, v) in inputs {
+        args.push(format!("--{k}"));
+        args.push((*v).to_owned());
+    }
+    args.push(dir.to_str().expect("utf-8").to_owned());
+    let (code, _, stderr, offline) = render(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(code, 1, "{folder}: {stderr}");
     for field in [
         "sources",
         "bots_ran",
         "gate",
+        "required_bots",
         "not_reviewed",
         "fail_on_severity",
         "counts",
     ] {
-        assert_eq!(offline[field], online[field], "{field}");
+        assert_eq!(offline[field], online[field], "{folder}: {field}");
     }
+    offline
+}
+
+#[tokio::test]
+async fn a_saved_pr_replays_the_actions_coverage_and_decision() {
+    // Listed bots, the severity floor and a required group none of whose members reviewed.
+    let report = replay(
+        "completion-104",
+        &[
+            ("bots", BOTS_104),
+            ("fail-on-severity", "high"),
+            ("required-bots", "sourcery, qodo|greptile"),
+        ],
+        &[
+            "check_runs.json",
+            "statuses.json",
+            "reactions.json",
+            "head_commit.json",
+        ],
+    )
+    .await;
+    assert_eq!(report["not_reviewed"], json!(["qodo|greptile"]));
+
+    // `bots` unset: the bots that posted, plus the required ones; declined bots, one that
+    // only started, and a required one that never finished.
+    let report = replay(
+        "declined-107",
+        &[("required-bots", REQUIRED_107)],
+        &["check_runs.json", "reactions.json", "head_commit.json"],
+    )
+    .await;
+    assert_eq!(
+        report["not_reviewed"],
+        json!(["sentry", "github-code-quality"])
+    );
+    let declined: Vec<&str> = report["sources"]
+        .as_array()
+        .expect("sources")
+        .iter()
+        .filter(|s| s["coverage"] == "declined")
+        .filter_map(|s| s["bot"].as_str())
+        .collect();
+    assert_eq!(
+        declined,
+        ["cubic", "kodus", "macroscope", "codeant", "claude"]
+    );
 }
