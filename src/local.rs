@@ -9,9 +9,11 @@ use anyhow::{anyhow, bail, Context};
 use serde_json::Value;
 
 use crate::api::{
-    self, CodeScanning, PrSnapshot, PullRequest, RepoRef, Unreadable, CODE_SCANNING_SURFACE,
-    REVIEW_THREADS_SURFACE,
+    self, CodeScanning, PrSnapshot, PullRequest, RepoRef, Signals, Surface, Unreadable, Viewer,
+    CODE_SCANNING_SURFACE, REVIEW_THREADS_SURFACE,
 };
+use crate::github::comment::find_ours;
+use crate::identity::{IdentityInput, Prior};
 use crate::model::{Coverage, NormalizedFinding, SourceState, SourceStatus};
 use crate::pipeline::ExtraSource;
 
@@ -21,6 +23,12 @@ pub const REVIEWS: &str = "reviews.json";
 pub const ISSUE_COMMENTS: &str = "issue_comments.json";
 pub const CODE_SCANNING_ALERTS: &str = "code_scanning_alerts.json";
 pub const REVIEW_THREADS: &str = "review_threads.json";
+pub const REACTIONS: &str = "reactions.json";
+pub const CHECK_RUNS: &str = "check_runs.json";
+pub const STATUSES: &str = "statuses.json";
+pub const HEAD_COMMIT: &str = "head_commit.json";
+/// Who the saving run was (`{"login", "type"}`): whose sticky comment is "ours" offline.
+pub const VIEWER: &str = "viewer.json";
 
 /// The files of a saved-API-JSON folder as text, so that a folder on disk and the bundled
 /// demo go through the same parsing.
@@ -32,6 +40,22 @@ pub struct SnapshotTexts<'a> {
     pub issue_comments: &'a str,
     pub code_scanning_alerts: Option<&'a str>,
     pub review_threads: Option<&'a str>,
+    /// The completion-signal surfaces (docs/adapters.md), each optional.
+    pub signals: SignalTexts<'a>,
+    /// `viewer.json`: who the saving run was (`PrSnapshot::viewer`).
+    pub viewer: Option<&'a str>,
+}
+
+/// `reactions.json` (the PR's reactions), `check_runs.json` (the head's check runs: the
+/// endpoint's object or its `check_runs` array), `statuses.json` (the head's statuses,
+/// newest first) and `head_commit.json` (the head commit: `git/commits/{sha}` or its
+/// `pulls/{n}/commits` element, for its committer date).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SignalTexts<'a> {
+    pub reactions: Option<&'a str>,
+    pub check_runs: Option<&'a str>,
+    pub statuses: Option<&'a str>,
+    pub head_commit: Option<&'a str>,
 }
 
 /// Parse a saved PR. A bad element of a list is kept as `Unreadable`, not fatal; so is a bad
@@ -84,6 +108,8 @@ pub fn snapshot_from_texts(texts: &SnapshotTexts<'_>) -> anyhow::Result<PrSnapsh
             None
         }
     };
+    let signals = signals_from_texts(&texts.signals, &mut unreadable);
+    let viewer = texts.viewer.map(viewer_from_text).transpose()?;
     let repository = pull
         .base
         .repo
@@ -99,7 +125,8 @@ pub fn snapshot_from_texts(texts: &SnapshotTexts<'_>) -> anyhow::Result<PrSnapsh
         code_scanning,
         review_threads,
         unreadable,
-        viewer: None,
+        signals,
+        viewer,
     })
 }
 
@@ -128,6 +155,7 @@ pub fn thread_state_problems(snapshot: &PrSnapshot) -> Option<ExtraSource> {
         bot: "review threads".to_owned(),
         status: SourceState::Malformed,
         coverage: Coverage::Absent,
+        coverage_signal: String::new(),
         findings: 0,
         skipped: lost.len(),
         notes,
@@ -137,6 +165,58 @@ pub fn thread_state_problems(snapshot: &PrSnapshot) -> Option<ExtraSource> {
         findings: Vec::new(),
         tool_verified: false,
     })
+}
+
+/// The completion-signal files, each optional. One that cannot be read at all is a surface
+/// not read, with the reason (as when the run could not fetch it): the bots that signal
+/// there say so in their notes, the rest goes on.
+fn signals_from_texts(texts: &SignalTexts<'_>, unreadable: &mut Vec<Unreadable>) -> Signals {
+    fn surface<T>(file: &str, read: Option<anyhow::Result<Vec<T>>>) -> Surface<T> {
+        match read {
+            Some(Ok(items)) => Surface::Read(items),
+            Some(Err(error)) => {
+                let reason = crate::render::escape::one_line(&format!("{error:#}"), 300);
+                tracing::warn!("{reason}; {file} is taken as not read");
+                Surface::Unread(reason)
+            }
+            // Absent: not fetched (no configured bot needed it), as when the run saved it.
+            None => Surface::default(),
+        }
+    }
+    // The check-runs endpoint answers an object; a saved folder may keep it whole.
+    let check_runs = texts.check_runs.map(|text| match json(CHECK_RUNS, text)? {
+        Value::Object(mut object) => {
+            let runs = object.remove("check_runs").unwrap_or(Value::Null);
+            list(CHECK_RUNS, &runs.to_string(), unreadable)
+        }
+        _ => list(CHECK_RUNS, text, unreadable),
+    });
+    let check_runs = surface(CHECK_RUNS, check_runs);
+    let head_committed_at = match texts.head_commit.map(|text| json(HEAD_COMMIT, text)) {
+        Some(Ok(commit)) => commit
+            .pointer("/committer/date")
+            .or_else(|| commit.pointer("/commit/committer/date"))
+            .and_then(Value::as_str)
+            .map(str::to_owned),
+        Some(Err(error)) => {
+            tracing::warn!(
+                "{}; the head commit's date is unknown, reactions count for it",
+                crate::render::escape::one_line(&format!("{error:#}"), 300)
+            );
+            None
+        }
+        None => None,
+    };
+    let reactions = texts
+        .reactions
+        .map(|text| list(REACTIONS, text, unreadable));
+    let statuses = texts.statuses.map(|text| list(STATUSES, text, unreadable));
+    Signals {
+        reactions: surface(REACTIONS, reactions),
+        check_runs,
+        statuses: surface(STATUSES, statuses),
+        head_committed_at,
+    }
 }
 
 fn json(file: &str, text: &str) -> anyhow::Result<Value> {
@@ -179,6 +259,9 @@ pub fn load_snapshot_dir(dir: &Path) -> anyhow::Result<PrSnapshot> {
         read(ISSUE_COMMENTS)?,
     );
     let (alerts, threads) = (optional(CODE_SCANNING_ALERTS)?, optional(REVIEW_THREADS)?);
+    let (reactions, check_runs) = (optional(REACTIONS)?, optional(CHECK_RUNS)?);
+    let (statuses, head_commit) = (optional(STATUSES)?, optional(HEAD_COMMIT)?);
+    let viewer = optional(VIEWER)?;
     snapshot_from_texts(&SnapshotTexts {
         pull: &pull,
         review_comments: &review_comments,
@@ -186,6 +269,13 @@ pub fn load_snapshot_dir(dir: &Path) -> anyhow::Result<PrSnapshot> {
         issue_comments: &issue_comments,
         code_scanning_alerts: alerts.as_deref(),
         review_threads: threads.as_deref(),
+        signals: SignalTexts {
+            reactions: reactions.as_deref(),
+            check_runs: check_runs.as_deref(),
+            statuses: statuses.as_deref(),
+            head_commit: head_commit.as_deref(),
+        },
+        viewer: viewer.as_deref(),
     })
     .with_context(|| format!("saved-API-JSON folder {}", dir.display()))
 }
@@ -224,7 +314,69 @@ pub fn save_snapshot_dir(snapshot: &PrSnapshot, dir: &Path) -> anyhow::Result<()
     if let Some(threads) = &snapshot.review_threads {
         write(REVIEW_THREADS, serde_json::to_string_pretty(threads))?;
     }
+    let signals = &snapshot.signals;
+    if let Surface::Read(reactions) = &signals.reactions {
+        write(REACTIONS, serde_json::to_string_pretty(reactions))?;
+    }
+    if let Surface::Read(runs) = &signals.check_runs {
+        write(CHECK_RUNS, serde_json::to_string_pretty(runs))?;
+    }
+    if let Surface::Read(statuses) = &signals.statuses {
+        write(STATUSES, serde_json::to_string_pretty(statuses))?;
+    }
+    if let Some(date) = &signals.head_committed_at {
+        let commit = serde_json::json!({"sha": snapshot.head_sha(), "committer": {"date": date}});
+        write(HEAD_COMMIT, serde_json::to_string_pretty(&commit))?;
+    }
+    if let Some(viewer) = &snapshot.viewer {
+        write(VIEWER, Ok(viewer_json(viewer).to_string()))?;
+    }
     Ok(())
+}
+
+/// `viewer.json` as written: `{"login", "type": "Bot" | "User"}`.
+fn viewer_json(viewer: &Viewer) -> Value {
+    let kind = if viewer.bot { "Bot" } else { "User" };
+    serde_json::json!({"login": viewer.login, "type": kind})
+}
+
+/// Who a saved folder was fetched as. A `viewer.json` that does not say is an error: which
+/// comment is ours (and whose state block is trusted) is not guessed.
+fn viewer_from_text(text: &str) -> anyhow::Result<Viewer> {
+    let value = json(VIEWER, text)?;
+    let login = value
+        .get("login")
+        .and_then(Value::as_str)
+        .filter(|l| !l.trim().is_empty())
+        .ok_or_else(|| {
+            anyhow!("{VIEWER}: expected {{\"login\": ..., \"type\": \"Bot\" or \"User\"}}")
+        })?;
+    Ok(Viewer::from_graphql(
+        login,
+        value.get("type").and_then(Value::as_str),
+    ))
+}
+
+/// The identity stage's input for `render`: the state block of the sticky comment that was
+/// ours in the saved folder (the oldest with the marker on its first line by the identity the
+/// folder records in `viewer.json`, else by `github-actions[bot]`, the Actions token's: a
+/// state block is trusted only from a known identity), no permission lookups (only the
+/// state's cache answers), and `today`.
+pub fn offline_identity(
+    snapshot: Option<&PrSnapshot>,
+    marker: &str,
+    today: chrono::NaiveDate,
+) -> IdentityInput {
+    let ours = snapshot.and_then(|s| {
+        let viewer = s.viewer.clone().unwrap_or_else(Viewer::actions);
+        find_ours(&s.issue_comments, marker, &viewer)
+    });
+    IdentityInput {
+        prior: Prior::read(ours.and_then(|c| c.body.as_deref())),
+        permissions: Default::default(),
+        today: Some(today),
+        offline: true,
+    }
 }
 
 /// One `render` INPUT, read.
@@ -336,6 +488,30 @@ pub fn sarif_sources(text: &str) -> Result<Vec<ExtraSource>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_viewer_is_saved_with_the_folder_and_read_back() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut snapshot = load_snapshot_dir(&fixture("pr-101-three-bots")).expect("loads");
+        assert_eq!(snapshot.viewer, None, "the fixture does not say");
+        for viewer in [
+            Viewer::from_graphql("octo-app", Some("Bot")),
+            Viewer::from_graphql("alice", Some("User")),
+        ] {
+            snapshot.viewer = Some(viewer.clone());
+            save_snapshot_dir(&snapshot, dir.path()).expect("saved");
+            let back = load_snapshot_dir(dir.path()).expect("read");
+            assert_eq!(back.viewer, Some(viewer));
+        }
+        let text = fs::read_to_string(dir.path().join(VIEWER)).expect("written");
+        assert_eq!(
+            serde_json::from_str::<Value>(&text).expect("JSON"),
+            serde_json::json!({"login": "alice", "type": "User"})
+        );
+        fs::write(dir.path().join(VIEWER), "{\"type\": \"User\"}").expect("written");
+        let err = format!("{:#}", load_snapshot_dir(dir.path()).unwrap_err());
+        assert!(err.contains("viewer.json"), "{err}");
+    }
 
     fn fixture(name: &str) -> PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -479,6 +655,27 @@ mod tests {
                 ));
             }
         }
+    }
+
+    #[test]
+    fn a_broken_signal_file_is_a_surface_not_read_with_its_reason() {
+        let snapshot = snapshot_from_texts(&SnapshotTexts {
+            signals: SignalTexts {
+                reactions: Some("{ truncated"),
+                check_runs: Some(r#"{"total_count": 1, "check_runs": 7}"#),
+                statuses: Some(r#"[{"id": 3, "state": "success", "context": "ci"}]"#),
+                head_commit: Some("nope"),
+            },
+            ..texts("[]")
+        })
+        .expect("the folder is still read");
+        let signals = &snapshot.signals;
+        let reason = signals.reactions.unread_reason().expect("not read");
+        assert!(reason.contains(REACTIONS), "{reason}");
+        let reason = signals.check_runs.unread_reason().expect("not read");
+        assert!(reason.contains(CHECK_RUNS), "{reason}");
+        assert_eq!(signals.statuses.items().len(), 1, "the others are read");
+        assert_eq!(signals.head_committed_at, None);
     }
 
     #[test]

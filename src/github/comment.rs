@@ -34,14 +34,24 @@ pub struct Sticky {
 /// Whether a comment is one of our stickies: marker on the first line, written by the
 /// token's identity (login and account type: see `Viewer::is`).
 pub fn is_ours(comment: &IssueComment, marker: &str, viewer: &Viewer) -> bool {
-    let first_line = comment
-        .body
-        .as_deref()
-        .unwrap_or("")
-        .lines()
-        .next()
-        .unwrap_or("");
-    first_line.trim() == marker && comment.user.as_ref().is_some_and(|u| viewer.is(u))
+    let body = comment.body.as_deref().unwrap_or("");
+    let first_line = body.lines().next().unwrap_or("");
+    // The adapters' rule (one ownership rule everywhere), for this header's marker.
+    first_line.trim() == marker
+        && crate::adapters::is_own_sticky(body, comment.user.as_ref(), Some(viewer))
+}
+
+/// Our sticky comment: the oldest of ours (the one an upsert keeps), whose state block the
+/// next run reads. Anyone else's comment, marker or not, is never it.
+pub fn find_ours<'a>(
+    comments: &'a [IssueComment],
+    marker: &str,
+    viewer: &Viewer,
+) -> Option<&'a IssueComment> {
+    comments
+        .iter()
+        .filter(|c| is_ours(c, marker, viewer))
+        .min_by_key(|c| c.id)
 }
 
 /// Line endings and trailing space do not make a body different.

@@ -11,9 +11,11 @@ pub mod checks;
 pub mod comment;
 pub mod deadline;
 pub mod fetch;
+pub mod permissions;
 pub mod retry;
 pub mod routes;
 pub mod threads;
+pub mod wait;
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
@@ -278,10 +280,23 @@ impl GitHub {
         target: &str,
         body: Option<&Value>,
     ) -> Result<Reply, GitHubError> {
+        self.send_with(method, target, body, &HeaderMap::new())
+            .await
+    }
+
+    /// `send` with extra request headers (only GETs carry them: `If-None-Match`).
+    async fn send_with(
+        &self,
+        method: Method,
+        target: &str,
+        body: Option<&Value>,
+        headers: &HeaderMap,
+    ) -> Result<Reply, GitHubError> {
         let endpoint = endpoint_name(&method, target);
         let left = self.time_left(&endpoint)?;
         let limit = self.timeouts.request.min(left);
-        match tokio::time::timeout(limit, self.send_now(&endpoint, method, target, body)).await {
+        let answer = self.send_now(&endpoint, method, target, body, headers);
+        match tokio::time::timeout(limit, answer).await {
             Ok(result) => result,
             Err(_) if limit < self.timeouts.request => Err(self.deadline_passed(&endpoint)),
             Err(_) => Err(GitHubError::Transport {
@@ -301,6 +316,7 @@ impl GitHub {
         method: Method,
         target: &str,
         body: Option<&Value>,
+        headers: &HeaderMap,
     ) -> Result<Reply, GitHubError> {
         let client = if target == self.graphql_url {
             &self.graphql
@@ -317,7 +333,12 @@ impl GitHub {
             message: self.clean(&error_text(&err)),
         };
         let response = match method {
-            Method::GET => client._get(uri.as_str()).await,
+            Method::GET if headers.is_empty() => client._get(uri.as_str()).await,
+            Method::GET => {
+                client
+                    ._get_with_headers(uri.as_str(), Some(headers.clone()))
+                    .await
+            }
             Method::POST => client._post(uri.as_str(), body).await,
             Method::PATCH => client._patch(uri.as_str(), body).await,
             Method::DELETE => client._delete(uri.as_str(), body).await,
@@ -355,6 +376,33 @@ impl GitHub {
         })
         .await?;
         self.check(&method, target, reply)
+    }
+
+    /// A conditional read (`If-None-Match: etag`), retried and bounded like `read`:
+    /// `Ok(None)` when GitHub answers 304 Not Modified, which does not count against the
+    /// primary rate limit.
+    pub async fn read_if_changed(
+        &self,
+        target: &str,
+        etag: Option<&str>,
+    ) -> Result<Option<Reply>, GitHubError> {
+        let endpoint = endpoint_name(&Method::GET, target);
+        let mut headers = HeaderMap::new();
+        if let Some(etag) = etag {
+            let value = http::HeaderValue::from_str(etag).map_err(|_| GitHubError::Decode {
+                endpoint: endpoint.clone(),
+                message: format!("unusable ETag {:?}", self.clean(etag)),
+            })?;
+            headers.insert(http::header::IF_NONE_MATCH, value);
+        }
+        let reply = retry::with_retry(self, &endpoint, || {
+            self.send_with(Method::GET, target, None, &headers)
+        })
+        .await?;
+        if reply.status == StatusCode::NOT_MODIFIED {
+            return Ok(None);
+        }
+        self.check(&Method::GET, target, reply).map(Some)
     }
 
     /// A write: sent once, at least `write_spacing` after the previous write ended. The

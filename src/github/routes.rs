@@ -77,9 +77,28 @@ pub const CODE_SCANNING_ALERTS: Route =
 pub const CREATE_CHECK_RUN: Route = Route::new("POST", "/repos/{owner}/{repo}/check-runs");
 pub const UPDATE_CHECK_RUN: Route =
     Route::new("PATCH", "/repos/{owner}/{repo}/check-runs/{check_run_id}");
+/// Reactions on the PR (completion signals).
+pub const ISSUE_REACTIONS: Route = Route::new(
+    "GET",
+    "/repos/{owner}/{repo}/issues/{issue_number}/reactions",
+);
+/// Check runs on a commit (completion signals).
+pub const COMMIT_CHECK_RUNS: Route =
+    Route::new("GET", "/repos/{owner}/{repo}/commits/{ref}/check-runs");
+/// Statuses on a commit, newest first (completion signals).
+pub const COMMIT_STATUSES: Route =
+    Route::new("GET", "/repos/{owner}/{repo}/commits/{ref}/statuses");
+/// The PR's commits (the head commit's date, for reactions).
+pub const PULL_COMMITS: Route =
+    Route::new("GET", "/repos/{owner}/{repo}/pulls/{pull_number}/commits");
+/// A commenter's permission (who may acknowledge a finding).
+pub const COLLABORATOR_PERMISSION: Route = Route::new(
+    "GET",
+    "/repos/{owner}/{repo}/collaborators/{username}/permission",
+);
 
 /// All of them.
-pub const ALL: [Route; 11] = [
+pub const ALL: [Route; 16] = [
     PULL,
     PULLS,
     REVIEW_COMMENTS,
@@ -91,6 +110,11 @@ pub const ALL: [Route; 11] = [
     CODE_SCANNING_ALERTS,
     CREATE_CHECK_RUN,
     UPDATE_CHECK_RUN,
+    ISSUE_REACTIONS,
+    COMMIT_CHECK_RUNS,
+    COMMIT_STATUSES,
+    PULL_COMMITS,
+    COLLABORATOR_PERMISSION,
 ];
 
 #[cfg(test)]
@@ -106,7 +130,15 @@ mod tests {
         assert!(!PULL.matches("GET", &path));
         assert!(UPDATE_CHECK_RUN.matches("PATCH", "/repos/a/b/check-runs/9"));
         assert!(!UPDATE_CHECK_RUN.matches("PATCH", "/repos/a/b/check-runs/"));
-        let matching: Vec<_> = ALL.iter().filter(|r| r.matches("GET", &path)).collect();
-        assert_eq!(matching.len(), 1, "routes never overlap");
+        for route in ALL {
+            let values: Vec<String> = (1..=4).map(|i| format!("v{i}")).collect();
+            let values: Vec<&str> = values.iter().map(String::as_str).collect();
+            let path = route.fill(&values);
+            let matching: Vec<_> = ALL
+                .iter()
+                .filter(|r| r.matches(route.method, &path))
+                .collect();
+            assert_eq!(matching, [&route], "routes never overlap: {path}");
+        }
     }
 }

@@ -215,6 +215,7 @@ mod tests {
             rank_score: 27,
             suppressed: false,
             suppression_reason: None,
+            identity: None,
         }
     }
 
@@ -227,7 +228,11 @@ mod tests {
             sources: Vec::new(),
             findings,
             fail_on: FailOn::Confirmed,
+            fail_on_severity: None,
+            required_bots: Vec::new(),
+            not_reviewed: Vec::new(),
             gate: Gate::Fail,
+            identity: Default::default(),
         }
     }
 

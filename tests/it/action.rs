@@ -887,6 +887,73 @@ async fn every_rest_request_is_one_of_the_routes_checked_against_githubs_descrip
     assert!(seen.len() >= 8, "{seen:?}");
 }
 
+/// The requests issues 10 and 12 added go through the same routes: the wait's polls, the
+/// completion signals (reactions, the head commit's date, check runs, statuses) and a
+/// commenter's permission.
+#[tokio::test]
+async fn the_wait_signals_and_permission_lookups_are_declared_routes_too() {
+    use review_consensus::github::routes;
+    let mut data = PrData::from_dir(std::path::Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/signals/completion-104"
+    )))
+    .expect("fixture");
+    data.issue_comments.push(json!({
+        "id": 2002, "user": {"login": "dana", "id": 501, "type": "User"},
+        "body": "/consensus ack rc-abcdefgh checked by hand",
+    }));
+    let fake = FakeBuilder::new(data.clone())
+        .permission("dana", "write", "maintain")
+        .start()
+        .await;
+    let ran = ActionRun::new(&fake, &data)
+        .input("bots", "sourcery, codex, cursor-bugbot, coderabbit")
+        .input("wait-for-bots", "90s")
+        .input("fail-on", "never")
+        .run();
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stdout.contains("::group::Wait up to 90s"),
+        "{}",
+        ran.stdout
+    );
+    let state = fake.state();
+    let mut seen = std::collections::BTreeSet::new();
+    for request in state.requests.iter().filter(|r| !r.ends_with(" /graphql")) {
+        let (method, rest) = request.split_once(' ').unwrap();
+        let path = rest.split('?').next().unwrap();
+        let route = routes::ALL
+            .iter()
+            .find(|r| r.matches(method, path))
+            .unwrap_or_else(|| panic!("{request} is no declared route"));
+        seen.insert((route.method, route.path));
+    }
+    for route in [
+        routes::ISSUE_REACTIONS,
+        routes::PULL_COMMITS,
+        routes::COMMIT_CHECK_RUNS,
+        routes::COMMIT_STATUSES,
+        routes::COLLABORATOR_PERMISSION,
+    ] {
+        let key = (route.method, route.path);
+        assert!(
+            seen.contains(&key),
+            "{} not requested: {seen:?}",
+            route.path
+        );
+    }
+    // The wait's poll and the fetch after it both read the lists.
+    assert!(
+        state
+            .requests
+            .iter()
+            .filter(|r| r.contains("/pulls/104/reviews"))
+            .count()
+            >= 2
+    );
+    assert!(state.unexpected.is_empty(), "{:?}", state.unexpected);
+}
+
 #[tokio::test]
 async fn a_rate_limit_wait_longer_than_the_run_has_left_warns_at_once() {
     let data = PrData::fixture("pr-101-three-bots");

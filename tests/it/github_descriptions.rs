@@ -354,13 +354,20 @@ fn described<'a>(description: &'a Value, route: &Route) -> &'a Value {
 }
 
 /// Query parameters each call sends.
-const QUERIES: [(Route, &[&str]); 5] = [
+const QUERIES: [(Route, &[&str]); 9] = [
     (routes::REVIEW_COMMENTS, &["per_page", "page"]),
     (routes::REVIEWS, &["per_page", "page"]),
     (routes::ISSUE_COMMENTS, &["per_page", "page"]),
     (routes::CODE_SCANNING_ALERTS, &["ref", "per_page", "page"]),
     (routes::PULLS, &["state", "head", "per_page", "page"]),
+    (routes::ISSUE_REACTIONS, &["per_page", "page"]),
+    (routes::COMMIT_CHECK_RUNS, &["per_page", "page"]),
+    (routes::COMMIT_STATUSES, &["per_page", "page"]),
+    (routes::PULL_COMMITS, &["per_page", "page"]),
 ];
+
+/// Paged lists whose answer is an object holding the array (`{"total_count", "check_runs"}`).
+const LISTS_IN_A_FIELD: [(Route, &str); 1] = [(routes::COMMIT_CHECK_RUNS, "check_runs")];
 
 #[test]
 fn every_rest_call_exists_with_its_parameters_in_api_github_com_and_ghes() {
@@ -404,13 +411,14 @@ fn every_rest_call_exists_with_its_parameters_in_api_github_com_and_ghes() {
                     route.path
                 );
             }
-            // A paged list's answer is an array.
+            // A paged list's answer is an array, or an object with the array in a field.
             if !sent.is_empty() {
-                assert_eq!(
-                    op["responses"]["200"]["type"], "array",
-                    "{name}: {}",
-                    route.path
-                );
+                let answer = &op["responses"]["200"];
+                let list = match LISTS_IN_A_FIELD.iter().find(|(r, _)| *r == route) {
+                    Some((_, field)) => &answer["properties"][*field],
+                    None => answer,
+                };
+                assert_eq!(list["type"], "array", "{name}: {}", route.path);
             }
         }
     }
@@ -546,6 +554,8 @@ fn lean_structs() -> Registry {
             .trace_simple_type::<api::CodeScanningAlert>()
             .map(|_| ()),
         tracer.trace_simple_type::<api::CheckRun>().map(|_| ()),
+        tracer.trace_simple_type::<api::Reaction>().map(|_| ()),
+        tracer.trace_simple_type::<api::CommitStatus>().map(|_| ()),
     ];
     for result in traced {
         if let Err(err) = result {
@@ -617,6 +627,14 @@ fn check_field(
     }
 }
 
+/// Fields read from an answer's raw JSON (the head commit's date, a commenter's permission).
+const RAW_FIELDS: [(Route, &str); 4] = [
+    (routes::PULL_COMMITS, "sha"),
+    (routes::PULL_COMMITS, "commit/committer/date"),
+    (routes::COLLABORATOR_PERMISSION, "permission"),
+    (routes::COLLABORATOR_PERMISSION, "role_name"),
+];
+
 #[test]
 fn every_field_the_lean_structs_read_is_described_with_its_type_and_nullability() {
     let registry = lean_structs();
@@ -635,10 +653,14 @@ fn every_field_the_lean_structs_read_is_described_with_its_type_and_nullability(
             "CodeScanningAlert",
         ),
     ];
-    let check_run = (routes::CREATE_CHECK_RUN, "201", false, "CheckRun");
+    let signals: [(Route, &str, bool, &str); 3] = [
+        (routes::CREATE_CHECK_RUN, "201", false, "CheckRun"),
+        (routes::ISSUE_REACTIONS, "200", true, "Reaction"),
+        (routes::COMMIT_STATUSES, "200", true, "CommitStatus"),
+    ];
     let mut errors = Vec::new();
     for (name, description) in descriptions() {
-        for (route, status, list, rust) in answers.iter().chain([&check_run]) {
+        for (route, status, list, rust) in answers.iter().chain(&signals) {
             let answer = &described(&description, route)["responses"][*status];
             let schema = if *list {
                 items_of(answer)
@@ -653,6 +675,34 @@ fn every_field_the_lean_structs_read_is_described_with_its_type_and_nullability(
                 &at,
                 &mut errors,
             );
+        }
+        // The check runs of a commit: `check_runs[]` of the answer.
+        let answer = &described(&description, &routes::COMMIT_CHECK_RUNS)["responses"]["200"];
+        check_field(
+            &registry,
+            &Format::Seq(Box::new(Format::TypeName("CheckRun".to_owned()))),
+            &answer["properties"]["check_runs"],
+            &format!("{name}: {} check_runs", routes::COMMIT_CHECK_RUNS.path),
+            &mut errors,
+        );
+        // Fields read from raw JSON, without a lean struct.
+        for (route, pointer) in RAW_FIELDS {
+            let answer = &described(&description, &route)["responses"]["200"];
+            let mut schema = answer.clone();
+            if schema["type"] == "array" {
+                schema = items_of(&schema);
+            }
+            for field in pointer.split('/') {
+                schema = properties(&schema)
+                    .get(field)
+                    .map_or(Value::Null, |s| (*s).clone());
+            }
+            if types(&schema) != ["string"] {
+                errors.push(format!(
+                    "{name}: {} {pointer} is not a described string",
+                    route.path
+                ));
+            }
         }
     }
     assert!(errors.is_empty(), "{}", errors.join("\n"));

@@ -16,5 +16,7 @@ mod engine;
 mod fetch;
 mod github_descriptions;
 mod hostile;
+mod identity;
 mod outputs;
+mod signals;
 mod sticky;
