@@ -67,19 +67,23 @@ const NOTE_EXAMPLES: usize = 3;
 /// Longest note shown (characters, before escaping).
 const NOTE_CHARS: usize = 200;
 
-/// Marker, verdict, counts and the sources. Never more than a quarter of the body: with too
-/// many notes to summarise, only their counts are shown, and a head still too long is cut
-/// with a line saying so (the JSON report has every note).
+/// Marker, verdict, what changed since the last run, counts and the sources. Never more than
+/// a quarter of the body: with too many notes to summarise only their counts are shown, then
+/// the resolved / awaiting lists give way to their counts, and a head still too long is cut
+/// with a line saying so (the JSON report has every note and every list).
 fn render_head(outcome: &Outcome, options: &RenderOptions) -> String {
     let budget = options.max_chars / 4;
-    let head = render_head_with(outcome, options, Notes::Summary);
-    if head.chars().count() <= budget {
-        return head;
+    for (notes, lists) in [
+        (Notes::Summary, true),
+        (Notes::Counts, true),
+        (Notes::Counts, false),
+    ] {
+        let head = render_head_with(outcome, options, notes, lists);
+        if head.chars().count() <= budget {
+            return head;
+        }
     }
-    let head = render_head_with(outcome, options, Notes::Counts);
-    if head.chars().count() <= budget {
-        return head;
-    }
+    let head = render_head_with(outcome, options, Notes::Counts, false);
     let cut_line = "\n_✂️ The list of sources was cut to fit the comment; the JSON report \
                     lists them all._\n";
     let keep = budget.saturating_sub(cut_line.chars().count());
@@ -94,7 +98,14 @@ fn render_head(outcome: &Outcome, options: &RenderOptions) -> String {
     cut
 }
 
-fn render_head_with(outcome: &Outcome, options: &RenderOptions, notes: Notes) -> String {
+/// The head with the sources' `notes` at that detail, and the resolved / awaiting lists
+/// folded in or only counted.
+fn render_head_with(
+    outcome: &Outcome,
+    options: &RenderOptions,
+    notes: Notes,
+    lists: bool,
+) -> String {
     let mut out = marker(options.header.as_deref());
     out.push('\n');
     let blocking = outcome
@@ -164,7 +175,11 @@ fn render_head_with(outcome: &Outcome, options: &RenderOptions, notes: Notes) ->
             writeln!(out, "## ✅ review-consensus: gate passed\n\n{line}.")
         }
     };
-    out.push_str(&identity::changes(outcome));
+    out.push_str(&if lists {
+        identity::changes(outcome)
+    } else {
+        identity::changes_line(outcome)
+    });
     let _ = writeln!(
         out,
         "\n| Confirmed | Needs verification | Unverified | Suppressed |\n|---:|---:|---:|---:|\n\

@@ -462,3 +462,69 @@ fn a_notes_flood_never_pushes_the_findings_out() {
     let head_end = body.find("### Confirmed").unwrap();
     assert!(body[..head_end].chars().count() <= options.max_chars / 4 + 2);
 }
+
+/// The head's budget holds with everything the head carries: the gate's reasons (the
+/// severity floor, bots that did not review), what changed since the last run and the
+/// sources' notes. The resolved / awaiting lists give way before the cut, so no folded
+/// block is left open above the findings.
+#[test]
+fn the_head_budget_holds_with_the_changes_and_the_gate_reasons() {
+    use crate::identity::{state, Tracked};
+    let mut outcome = three_bots();
+    outcome.fail_on_severity = Some(Severity::Low);
+    outcome.required_bots = (0..40).map(|i| format!("required-bot-{i}")).collect();
+    outcome.not_reviewed = outcome.required_bots.clone();
+    outcome.gate = Gate::Fail;
+    outcome.identity.state.v = state::STATE_VERSION;
+    outcome.identity.baseline = Some("0a1b2c3d4e".into());
+    let tracked = |i: usize| Tracked {
+        fingerprint: format!("rc-{i:08}"),
+        title: format!("A resolved finding with a long title {}", "t".repeat(100)),
+        file: format!("src/{}/file_{i}.rs", "d".repeat(60)),
+        bots: vec!["coderabbit".into()],
+        why: "the line is gone at this commit".into(),
+        acknowledged: None,
+    };
+    outcome.identity.resolved = (0..300).map(tracked).collect();
+    outcome.identity.awaiting = (300..320).map(tracked).collect();
+    let options = RenderOptions {
+        max_chars: 24_000,
+        ..linked()
+    };
+    let full = render_head_with(&outcome, &options, Notes::Summary, true);
+    assert!(
+        full.chars().count() > options.max_chars / 4,
+        "the lists alone overflow the head"
+    );
+    let body = render_comment(&outcome, &options);
+    let head_end = body.find("### Confirmed").expect("findings still shown");
+    let head = &body[..head_end];
+    assert!(
+        head.chars().count() <= options.max_chars / 4,
+        "{}",
+        head.len()
+    );
+    assert!(
+        head.contains("## ❌ review-consensus: gate failed"),
+        "{head}"
+    );
+    assert!(head.contains("(`fail-on-severity: low`)"), "{head}");
+    assert!(head.contains("not reviewed: required-bot-0"), "{head}");
+    assert!(
+        head.contains("**Since the last run (`0a1b2c3`):**"),
+        "{head}"
+    );
+    assert!(head.contains("✅ 300 resolved"), "{head}");
+    assert!(head.contains("lists are in the JSON report"), "{head}");
+    assert_eq!(
+        head.matches("<details>").count(),
+        head.matches("</details>").count()
+    );
+    assert!(body.chars().count() <= options.max_chars);
+
+    // With room enough, the lists are folded in the head.
+    outcome.identity.resolved.truncate(3);
+    outcome.identity.awaiting.clear();
+    let body = render_comment(&outcome, &options);
+    assert!(body.contains("<summary>Resolved (3)"), "{body}");
+}
