@@ -298,14 +298,16 @@ const READ_ONLY: &str = "the token cannot write to this pull request (a fork PR,
 const RATE_LIMITED: &str = "GitHub's rate limit still refused the write after waiting as it \
     asked; the report is in the job summary and the gate still applies";
 
-/// The client for one run: retries, write spacing and deadlines from the environment.
+/// The client for one run: retries, write spacing and deadlines from the environment. The
+/// run's deadline is counted after `wait-for-bots`: the wait's budget comes on top of it.
 pub fn github_client(config: &Config, env: &GitHubEnv) -> Result<GitHub, GitHubError> {
     let var = |name: &str| std::env::var(name).ok();
+    let timeouts = Timeouts::from_vars(var).after_waiting(config.wait_for_bots);
     Ok(
         GitHub::new(&env.api_url, &env.graphql_url, config.token.as_ref())?
             .with_retry(RetryPolicy::from_vars(var))
             .with_write_spacing(retry::write_spacing_from_vars(var))
-            .with_timeouts(Timeouts::from_vars(var)),
+            .with_timeouts(timeouts),
     )
 }
 

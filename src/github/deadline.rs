@@ -32,6 +32,16 @@ impl Default for Timeouts {
 }
 
 impl Timeouts {
+    /// The run's bound with `wait` on top: `wait-for-bots` polls inside the run, and the
+    /// fetch and the writes after the wait still get the whole `run` bound (a 30-minute wait
+    /// with the 8-minute default: 38 minutes in all).
+    pub fn after_waiting(self, wait: Duration) -> Timeouts {
+        Timeouts {
+            run: self.run.saturating_add(wait),
+            ..self
+        }
+    }
+
     /// The defaults, overridden by `REVIEW_CONSENSUS_REQUEST_TIMEOUT_MS` and
     /// `REVIEW_CONSENSUS_RUN_TIMEOUT_MS` (a value that is not a positive number is ignored).
     pub fn from_vars(lookup: impl Fn(&str) -> Option<String>) -> Timeouts {
@@ -64,5 +74,16 @@ mod tests {
         assert_eq!(t.run, Timeouts::default().run);
         let zero = Timeouts::from_vars(|_| Some("0".to_owned()));
         assert_eq!(zero, Timeouts::default(), "0 would fail every request");
+    }
+
+    #[test]
+    fn the_wait_comes_on_top_of_the_run_bound() {
+        let waited = Timeouts::default().after_waiting(Duration::from_secs(30 * 60));
+        assert_eq!(waited.run, Duration::from_secs(38 * 60));
+        assert_eq!(waited.request, Timeouts::default().request);
+        assert_eq!(
+            Timeouts::default().after_waiting(Duration::ZERO),
+            Timeouts::default()
+        );
     }
 }

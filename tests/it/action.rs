@@ -990,3 +990,36 @@ async fn a_rate_limit_wait_longer_than_the_run_has_left_warns_at_once() {
         1
     );
 }
+
+/// `wait-for-bots` may wait longer than the run's own bound: the deadline is counted after
+/// the wait, so the fetch and the writes after it still run (and the gate decides).
+#[tokio::test]
+async fn the_run_deadline_starts_after_the_wait() {
+    let head = "0a1b2c3d4e5f60718293a4b5c6d7e8f901234567";
+    let mut data = PrData::empty("acme", "payments-api", 7, head);
+    data.head_check_runs = vec![json!({
+        "id": 9001, "name": "Cursor Bugbot", "head_sha": head, "status": "in_progress",
+        "conclusion": null, "started_at": "2026-11-02T09:01:00Z",
+        "app": {"id": 1210556, "slug": "cursor", "name": "Cursor"},
+    })];
+    let fake = FakeBuilder::new(data.clone()).start().await;
+    let ran = ActionRun::new(&fake, &data)
+        .input("bots", "cursor-bugbot")
+        .input("wait-for-bots", "3s")
+        .var("REVIEW_CONSENSUS_RUN_TIMEOUT_MS", "1500")
+        .run();
+    assert!(ran.elapsed >= Duration::from_secs(3), "{:?}", ran.elapsed);
+    assert!(
+        ran.stdout
+            .contains("wait-for-bots: 3s passed, deciding without cursor-bugbot"),
+        "{}",
+        ran.stdout
+    );
+    assert_eq!(ran.code, 0, "the gate's code: {}{}", ran.stdout, ran.stderr);
+    assert!(!ran.stdout.contains("deadline"), "{}", ran.stdout);
+    assert!(
+        stickies(&fake).len() == 1,
+        "the comment is written after the wait"
+    );
+    assert_clean(&fake);
+}
