@@ -213,6 +213,9 @@ fn query_value(text: &str) -> String {
     out
 }
 
+/// Longest wait log line (who is pending, with each bot's signal).
+const MAX_LOG_LINE: usize = 2000;
+
 /// `wait-for-bots`: poll until the configured bots are done for the head commit, logging who
 /// is pending. A failed poll or the budget running out is a warning: the fetch after it
 /// decides on what is there.
@@ -223,7 +226,9 @@ async fn wait_step(gh: &GitHub, config: &Config, target: &PrTarget, console: &Co
         budget.as_secs()
     ));
     let waited = wait_for_bots(gh, target, &config.sources, budget, &SystemClock, |line| {
-        console.line(line);
+        // Check-run names and statuses are a server's text: one escaped line each.
+        let line = render::escape::one_line(line, MAX_LOG_LINE);
+        console.line(&line);
         if !console.enabled {
             tracing::info!("{line}");
         }

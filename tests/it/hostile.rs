@@ -355,3 +355,34 @@ async fn lost_thread_state_is_said_in_the_comment() {
     assert!(body.contains("review threads (malformed)"), "{body}");
     assert!(body.contains("they are counted"), "{body}");
 }
+
+/// A check run's name is a server's (any app's) text: the wait's log lines show it as one
+/// escaped line, so it starts no workflow command and carries no bidirectional control.
+#[tokio::test]
+async fn a_check_run_name_cannot_forge_a_command_in_the_wait_log() {
+    let head = "0a1b2c3d4e5f60718293a4b5c6d7e8f901234567";
+    let mut data = PrData::empty("acme", "payments-api", 7, head);
+    data.head_check_runs = vec![json!({
+        "id": 9001, "name": "Cursor Bugbot\n::error::forged\u{202E}", "head_sha": head,
+        "status": "in_progress", "conclusion": null, "started_at": "2026-11-02T09:01:00Z",
+        "app": {"id": 1210556, "slug": "cursor", "name": "Cursor"},
+    })];
+    let fake = FakeBuilder::new(data.clone()).start().await;
+    let ran = ActionRun::new(&fake, &data)
+        .input("bots", "cursor-bugbot")
+        .input("wait-for-bots", "1s")
+        .run();
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stdout.contains("poll 1: still pending"),
+        "{}",
+        ran.stdout
+    );
+    for line in lines(&ran) {
+        assert!(
+            !line.trim_start().starts_with("::error::forged"),
+            "{line:?}"
+        );
+        assert!(!line.chars().any(|c| c == '\u{202E}'), "{line:?}");
+    }
+}
