@@ -19,4 +19,5 @@ pub mod model;
 pub mod pipeline;
 pub mod publish;
 pub mod render;
+pub mod stats;
 pub mod synthesis;

@@ -15,4 +15,5 @@ mod config;
 mod engine;
 mod fetch;
 mod outputs;
+mod stats;
 mod sticky;
