@@ -22,7 +22,9 @@ const NAME_CHARS: usize = 22;
 
 const BAR_HEIGHT: u32 = 380;
 const CELL: u32 = 56;
-const NAME_MARGIN: u32 = 170;
+const NAME_MARGIN: u32 = 190;
+/// Below the heat map's title, where its column names start.
+const HEAT_TOP: i32 = 40;
 
 /// The chart for the bots that showed up (each gets one group of three bars).
 pub fn render_svg(card: &Scorecard) -> Result<String, String> {
@@ -31,7 +33,11 @@ pub fn render_svg(card: &Scorecard) -> Result<String, String> {
     let width = (NAME_MARGIN + 40 + CELL * n as u32)
         .max(140 + 130 * n as u32)
         .max(640);
-    let heat_height = if n > 1 { 90 + CELL * n as u32 + 60 } else { 0 };
+    let heat_height = if n > 1 {
+        (HEAT_TOP + column_labels_height(&bots)) as u32 + CELL * n as u32 + 30
+    } else {
+        0
+    };
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (width, BAR_HEIGHT + heat_height))
@@ -77,19 +83,21 @@ fn draw_bars<DB: DrawingBackend>(
         })
         .max()
         .unwrap_or(0);
-    let top = (highest as f64 * 1.15).max(1.0);
+    // Integer ticks: findings are counted. Headroom above the tallest bar for the legend.
+    let top = ((highest as f64 * 1.2).ceil() as u32).max(highest as u32 + 1);
     let caption = format!("Findings per bot, {}", label(repository, 60));
     let mut chart = ChartBuilder::on(area)
         .caption(caption, (FONT, TITLE_SIZE))
         .margin(14)
         .x_label_area_size(34)
-        .y_label_area_size(56)
-        .build_cartesian_2d(0f64..n as f64, 0f64..top)
+        .y_label_area_size(72)
+        .build_cartesian_2d(0f64..n as f64, 0u32..top)
         .map_err(text)?;
     chart
         .configure_mesh()
         .disable_x_mesh()
         .x_labels(0)
+        .light_line_style(TRANSPARENT)
         .y_desc("findings")
         .label_style((FONT, LABEL_SIZE))
         .axis_desc_style((FONT, LABEL_SIZE))
@@ -106,9 +114,9 @@ fn draw_bars<DB: DrawingBackend>(
                 bot.findings_addressed,
                 bot.findings_open_at_merge,
                 bot.findings_disputed,
-            ][slot] as f64;
+            ][slot] as u32;
             let left = i as f64 + 0.14 + slot as f64 * 0.25;
-            Rectangle::new([(left, 0.0), (left + 0.22, value)], color.filled())
+            Rectangle::new([(left, 0), (left + 0.22, value)], color.filled())
         });
         chart
             .draw_series(rects)
@@ -127,7 +135,7 @@ fn draw_bars<DB: DrawingBackend>(
     // Each bot's name centred under its group of bars.
     let below = Pos::new(HPos::Center, VPos::Top);
     for (i, bot) in bots.iter().enumerate() {
-        let (x, y) = chart.backend_coord(&(i as f64 + 0.5, 0.0));
+        let (x, y) = chart.backend_coord(&(i as f64 + 0.5, 0));
         let style = TextStyle::from((FONT, LABEL_SIZE).into_font()).pos(below);
         area.draw(&Text::new(label(&bot.bot, NAME_CHARS), (x, y + 8), style))
             .map_err(text)?;
@@ -143,22 +151,28 @@ fn draw_heat_map<DB: DrawingBackend>(
     area.draw(&Text::new(title, (14, 20), (FONT, TITLE_SIZE)))
         .map_err(text)?;
     let left = NAME_MARGIN as i32;
-    let top = 90;
+    let top = HEAT_TOP + column_labels_height(bots);
     let cell = CELL as i32;
     let centred = Pos::new(HPos::Center, VPos::Center);
+    // Column names read upwards, so long names do not run into each other.
     for (c, column) in bots.iter().enumerate() {
         let style = TextStyle::from((FONT, LABEL_SIZE).into_font())
-            .pos(Pos::new(HPos::Center, VPos::Bottom));
+            .pos(Pos::new(HPos::Left, VPos::Center))
+            .transform(FontTransform::Rotate270);
         let x = left + c as i32 * cell + cell / 2;
-        area.draw(&Text::new(label(&column.bot, 8), (x, top - 8), style))
-            .map_err(text)?;
+        area.draw(&Text::new(
+            label(&column.bot, NAME_CHARS),
+            (x, top - 8),
+            style,
+        ))
+        .map_err(text)?;
     }
     for (r, row) in bots.iter().enumerate() {
         let y = top + r as i32 * cell;
         let style = TextStyle::from((FONT, LABEL_SIZE).into_font())
             .pos(Pos::new(HPos::Right, VPos::Center));
         area.draw(&Text::new(
-            label(&row.bot, NAME_CHARS - 6),
+            label(&row.bot, NAME_CHARS),
             (left - 10, y + cell / 2),
             style,
         ))
@@ -191,6 +205,16 @@ fn draw_heat_map<DB: DrawingBackend>(
         }
     }
     Ok(())
+}
+
+/// Room for the rotated column names: about 9 px a character at the label size.
+fn column_labels_height(bots: &[&BotScore]) -> i32 {
+    let longest = bots
+        .iter()
+        .map(|b| label(&b.bot, NAME_CHARS).chars().count())
+        .max()
+        .unwrap_or(0);
+    16 + 9 * longest as i32
 }
 
 /// White (no overlap) to deep blue (every finding also raised by the other bot).
