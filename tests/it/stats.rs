@@ -183,7 +183,7 @@ fn per_pr(requests: &[String]) -> Vec<&String> {
 
 #[tokio::test]
 async fn scores_each_bot_over_the_window_and_a_second_run_reads_only_what_is_new() {
-    let fake = FakeRepo::start("acme", "shop", repository(), 2, &[6]).await;
+    let fake = FakeRepo::start("acme", "shop", repository(), 2, &[(6, 502)]).await;
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("scorecard");
 
@@ -429,4 +429,98 @@ fn bad_arguments_are_usage_errors_naming_the_flag() {
         Some(2),
         "--since 0 is refused by clap"
     );
+}
+
+#[tokio::test]
+async fn once_github_refuses_reads_the_rest_is_left_unread_not_hammered() {
+    let prs = vec![
+        pr(1, Some(1.0), 1.0),
+        pr(2, Some(2.0), 2.0),
+        pr(3, Some(3.0), 3.0),
+    ];
+    let fake = FakeRepo::start("acme", "shop", prs, 100, &[(2, 403)]).await;
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let output = stats(&fake, &out, false);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("GitHub refused further reads"), "{stderr}");
+    let requests = fake.state().requests.clone();
+    // Newest merge first: #1 read, #2 refused (after its retries), #3 never asked for.
+    assert!(requests.iter().any(|r| r.ends_with("/pulls/1")));
+    assert!(
+        requests.iter().filter(|r| r.ends_with("/pulls/2")).count() > 1,
+        "retried"
+    );
+    assert!(!requests.iter().any(|r| r.contains("/3")), "{requests:?}");
+    let card: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("scorecard.json")).unwrap())
+            .unwrap();
+    assert_eq!(card["merged_prs"], 3);
+    assert_eq!(card["prs_unread"], json!([2, 3]));
+}
+
+#[tokio::test]
+async fn no_readable_pr_is_a_failure_not_an_empty_scorecard() {
+    let prs = vec![pr(1, Some(1.0), 1.0)];
+    let fake = FakeRepo::start("acme", "shop", prs, 100, &[(1, 502)]).await;
+    let dir = tempfile::tempdir().unwrap();
+    let output = stats(&fake, &dir.path().join("out"), false);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(3), "{stderr}");
+    assert!(
+        stderr.contains("none of the 1 merged pull requests of acme/shop"),
+        "{stderr}"
+    );
+}
+
+#[tokio::test]
+async fn the_listing_keeps_each_merged_pr_once_and_reports_unreadable_items() {
+    use review_consensus::github::pulls::list_merged_since;
+    use wiremock::matchers::{method, path, query_param};
+    use wiremock::{Mock, MockServer, ResponseTemplate};
+
+    let server = MockServer::start().await;
+    let item = |n: u64, merged: Option<f64>, updated: f64| json!({"number": n, "state": "closed", "merged_at": merged.map(ago), "updated_at": ago(updated)});
+    let next = format!(
+        "<{}/repos/acme/shop/pulls?state=closed&page=2>; rel=\"next\"",
+        server.uri()
+    );
+    Mock::given(method("GET"))
+        .and(path("/repos/acme/shop/pulls"))
+        .and(query_param("page", "2"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!([
+            // The list shifted while paged: #3 shows up again.
+            item(3, Some(3.0), 3.0),
+            {"number": 9, "updated_at": "yesterday"},
+            item(4, None, 4.0),
+            item(5, Some(40.0), 40.0),
+        ])))
+        .mount(&server)
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/repos/acme/shop/pulls"))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .insert_header("link", next.as_str())
+                .set_body_json(json!([item(2, Some(2.0), 1.0), item(3, Some(3.0), 3.0)])),
+        )
+        .mount(&server)
+        .await;
+    let gh = review_consensus::github::GitHub::new(
+        &server.uri(),
+        &format!("{}/graphql", server.uri()),
+        None,
+    )
+    .unwrap();
+    let since = Utc::now() - Duration::days(30);
+    let listing = list_merged_since(&gh, "acme", "shop", since).await.unwrap();
+    let numbers: Vec<u64> = listing.pulls.iter().map(|p| p.number).collect();
+    assert_eq!(
+        numbers,
+        [2, 3],
+        "newest merge first, each once, no unmerged or old PR"
+    );
+    assert_eq!(listing.unreadable, ["#9"]);
+    assert_eq!(listing.pages, 2, "stopped at the page that left the window");
 }

@@ -5,7 +5,7 @@
 //! answers anything else with a loud 500. Shared by the integration tests and
 //! `examples/stats_bench.rs` (included there with `#[path]`).
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::net::TcpListener;
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -39,13 +39,14 @@ pub struct FakeRepo {
 
 impl FakeRepo {
     /// Serve `prs` of `owner/repo`, `page_size` items per REST page. Each PR's data is
-    /// renumbered into this repository; `failing` PRs answer 502 on every read of the pull.
+    /// renumbered into this repository; each `failing` PR answers every read of the pull
+    /// with its status (502: a server error; 403: a rate limit with `x-ratelimit-remaining: 0`).
     pub async fn start(
         owner: &str,
         repo: &str,
         prs: Vec<RepoPr>,
         page_size: usize,
-        failing: &[u64],
+        failing: &[(u64, u16)],
     ) -> FakeRepo {
         let listener = match TcpListener::bind(("127.0.0.1", 0)) {
             Ok(l) => l,
@@ -108,7 +109,7 @@ struct RepoRoute {
     repo_path: String,
     base: String,
     page_size: usize,
-    failing: HashSet<u64>,
+    failing: HashMap<u64, u16>,
     state: Arc<Mutex<RepoState>>,
 }
 
@@ -166,10 +167,21 @@ impl RepoRoute {
             }
             ["pulls", n] => {
                 let pr = self.pr(n)?;
-                if self.failing.contains(&pr.data.number) {
-                    return Some(
-                        ResponseTemplate::new(502).set_body_json(json!({"message": "Bad gateway"})),
-                    );
+                match self.failing.get(&pr.data.number) {
+                    Some(403) => {
+                        return Some(
+                            ResponseTemplate::new(403)
+                                .insert_header("x-ratelimit-remaining", "0")
+                                .set_body_json(json!({"message": "API rate limit exceeded"})),
+                        )
+                    }
+                    Some(status) => {
+                        return Some(
+                            ResponseTemplate::new(*status)
+                                .set_body_json(json!({"message": "Bad gateway"})),
+                        )
+                    }
+                    None => {}
                 }
                 Some(ResponseTemplate::new(200).set_body_json(pr.data.pull.clone()))
             }
