@@ -18,6 +18,7 @@ use crate::adapters::SourceConfig;
 use crate::config::PrTarget;
 use crate::github::pulls::list_merged_since;
 use crate::github::{fetch_snapshot, GitHub};
+use crate::publish::commands;
 
 pub const MARKDOWN_FILE: &str = "scorecard.md";
 pub const JSON_FILE: &str = "scorecard.json";
@@ -109,9 +110,11 @@ pub async fn run(gh: &GitHub, request: StatsRequest<'_>) -> anyhow::Result<Stats
                 records.push(record);
             }
             Err(err) => {
-                progress.say(&format!("stats: cannot read #{}: {err}", pull.number));
+                // GitHub's message is untrusted: one line, no workflow command in it.
+                let reason = commands::escape_data(&err.to_string());
+                progress.say(&format!("stats: cannot read #{}: {reason}", pull.number));
                 if matches!(err.status(), Some(401 | 403 | 429)) {
-                    refused = Some(err.to_string());
+                    refused = Some(reason);
                 }
                 unread.push(pull.number);
             }
