@@ -45,7 +45,7 @@ pub enum Command {
     Run(RunArgs),
     /// Offline: analyse saved inputs, print the comment, exit with the gate's code.
     Render(RenderArgs),
-    /// The per-bot scorecard over recently merged PRs (markdown, JSON, SVG), GITHUB_TOKEN.
+    /// The per-bot scorecard over recently merged PRs (markdown, JSON, SVG); GITHUB_TOKEN.
     Stats(StatsArgs),
     /// Build the HTTPS clients (TLS roots are bundled) and print OK: a container check.
     #[command(hide = true)]
