@@ -81,6 +81,9 @@ pub struct RenderArgs {
     /// confirmed, needs-verification, unverified or never (default confirmed).
     #[arg(long, value_name = "LEVEL")]
     pub fail_on: Option<String>,
+    /// issue (the default) or seed: how findings are judged the same issue.
+    #[arg(long, value_name = "MODE")]
+    pub matching: Option<String>,
     /// Saved-API-JSON folders, normalised-findings JSON files or SARIF files.
     #[arg(required = true, value_name = "INPUT")]
     pub inputs: Vec<PathBuf>,
@@ -209,6 +212,7 @@ fn render_mode(args: RenderArgs, vars: Vec<(String, String)>) -> anyhow::Result<
         ("INPUT_LINE-WINDOW", &args.line_window),
         ("INPUT_TITLE-OVERLAP", &args.title_overlap),
         ("INPUT_FAIL-ON", &args.fail_on),
+        ("INPUT_MATCHING", &args.matching),
     ];
     let pairs = flags
         .into_iter()

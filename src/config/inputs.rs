@@ -10,6 +10,7 @@ use serde::Deserialize;
 
 use super::{Config, ConfigError};
 use crate::adapters::{self, SourceConfig};
+use crate::consensus::Matching;
 use crate::model::FailOn;
 
 /// Every input, spelled as in action.yml (the drift test compares this list with it).
@@ -18,6 +19,7 @@ pub const INPUT_NAMES: &[&str] = &[
     "bots",
     "bots-ran",
     "fail-on",
+    "matching",
     "line-window",
     "title-overlap",
     "pr-number",
@@ -43,6 +45,7 @@ pub(super) struct RawInputs {
     bots: Option<String>,
     bots_ran: Option<String>,
     fail_on: Option<String>,
+    matching: Option<String>,
     line_window: Option<String>,
     title_overlap: Option<String>,
     pr_number: Option<String>,
@@ -108,6 +111,10 @@ pub(super) fn from_pairs(pairs: Vec<(String, String)>) -> Result<Config, ConfigE
             .map(|n| n as usize),
         fail_on: set(&raw.fail_on)
             .map(parse_fail_on)
+            .transpose()?
+            .unwrap_or_default(),
+        matching: set(&raw.matching)
+            .map(parse_matching)
             .transpose()?
             .unwrap_or_default(),
         line_window: set(&raw.line_window)
@@ -220,6 +227,18 @@ pub(super) fn parse_fail_on(text: &str) -> Result<FailOn, ConfigError> {
     })
 }
 
+pub(super) fn parse_matching(text: &str) -> Result<Matching, ConfigError> {
+    Matching::parse(&text.to_ascii_lowercase()).ok_or_else(|| {
+        error(
+            "matching",
+            format!(
+                "`{text}` is not a matching mode; accepted: {} (default issue)",
+                Matching::ACCEPTED
+            ),
+        )
+    })
+}
+
 pub(super) fn parse_positive(input: &str, text: &str) -> Result<u64, ConfigError> {
     match text.parse::<u64>() {
         Ok(n) if n >= 1 => Ok(n),
@@ -315,6 +334,7 @@ mod tests {
                 &raw.bots,
                 &raw.bots_ran,
                 &raw.fail_on,
+                &raw.matching,
                 &raw.line_window,
                 &raw.title_overlap,
                 &raw.pr_number,

@@ -13,7 +13,7 @@ use secrecy::SecretString;
 pub use inputs::INPUT_NAMES;
 
 use crate::adapters::{ExtractOptions, SourceConfig};
-use crate::consensus::ConsensusOptions;
+use crate::consensus::{ConsensusOptions, Matching};
 use crate::model::FailOn;
 use crate::pipeline::AnalysisOptions;
 
@@ -33,6 +33,8 @@ pub struct Config {
     /// `None`: derived from the sources that reviewed the PR.
     pub bots_ran: Option<usize>,
     pub fail_on: FailOn,
+    /// How findings are judged the same issue.
+    pub matching: Matching,
     pub line_window: u32,
     pub title_overlap: f64,
     /// `None`: from the event payload.
@@ -111,6 +113,7 @@ impl Config {
                 bots_ran: self.bots_ran,
                 line_window: self.line_window,
                 title_overlap: self.title_overlap,
+                matching: self.matching,
             },
             fail_on: self.fail_on,
             ..AnalysisOptions::default()

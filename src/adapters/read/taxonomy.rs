@@ -83,7 +83,7 @@ pub fn path_category(path: &str) -> Option<Category> {
 
 /// How a keyword must sit in the text.
 #[derive(Clone, Copy)]
-enum Fit {
+pub(crate) enum Fit {
     /// Starts a word (`sanitiz` matches "sanitize", "sanitization").
     Prefix,
     /// A whole word, optionally plural (`token` matches "tokens", not "tokenizer").
@@ -228,7 +228,7 @@ fn is_word_char(c: char) -> bool {
     c.is_alphanumeric() || c == '_'
 }
 
-fn contains_keyword(lower: &str, keyword: &str, fit: Fit) -> bool {
+pub(crate) fn contains_keyword(lower: &str, keyword: &str, fit: Fit) -> bool {
     let mut from = 0;
     while let Some(found) = lower.get(from..).and_then(|rest| rest.find(keyword)) {
         let start = from + found;
