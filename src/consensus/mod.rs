@@ -344,7 +344,10 @@ mod tests {
                     .fold(0.0, f64::max);
                 let agreement_ratio = (detected_by.len() as f64 / bots_ran as f64).min(1.0);
                 let consensus_score = agreement_ratio * max_confidence;
-                let rules = Rules { line_window: options.line_window, title_overlap: options.title_overlap };
+                let rules = Rules {
+                    line_window: options.line_window,
+                    title_overlap: options.title_overlap,
+                };
                 let match_reasons = members[1..]
                     .iter()
                     .map(|m| reason::seed_reason(rules, members[0], m))

@@ -82,7 +82,11 @@ pub(super) const CONCEPTS: &[Concept] = &[
     Concept {
         name: "off-by-one",
         cwe: Some(193),
-        triggers: &[("off-by-one", Prefix), ("off by one", Prefix), ("fencepost", Prefix)],
+        triggers: &[
+            ("off-by-one", Prefix),
+            ("off by one", Prefix),
+            ("fencepost", Prefix),
+        ],
     },
     Concept {
         name: "unbounded retry",
@@ -98,12 +102,20 @@ pub(super) const CONCEPTS: &[Concept] = &[
     Concept {
         name: "N+1 queries",
         cwe: Some(1073),
-        triggers: &[("n+1", Prefix), ("query per", Prefix), ("queries per", Prefix)],
+        triggers: &[
+            ("n+1", Prefix),
+            ("query per", Prefix),
+            ("queries per", Prefix),
+        ],
     },
     Concept {
         name: "path traversal",
         cwe: Some(22),
-        triggers: &[("traversal", Prefix), ("zip slip", Prefix), ("zip-slip", Prefix)],
+        triggers: &[
+            ("traversal", Prefix),
+            ("zip slip", Prefix),
+            ("zip-slip", Prefix),
+        ],
     },
     Concept {
         name: "secret exposure",
@@ -194,7 +206,11 @@ pub(super) const CONCEPTS: &[Concept] = &[
     Concept {
         name: "debug output",
         cwe: Some(489),
-        triggers: &[("console.log", Prefix), ("debug", Prefix), ("print statement", Prefix)],
+        triggers: &[
+            ("console.log", Prefix),
+            ("debug", Prefix),
+            ("print statement", Prefix),
+        ],
     },
     Concept {
         name: "missing tests",
@@ -223,7 +239,12 @@ pub(super) const CONCEPTS: &[Concept] = &[
     Concept {
         name: "localization",
         cwe: None,
-        triggers: &[("locale", Word), ("i18n", Word), ("locali", Prefix), ("translation", Prefix)],
+        triggers: &[
+            ("locale", Word),
+            ("i18n", Word),
+            ("locali", Prefix),
+            ("translation", Prefix),
+        ],
     },
 ];
 
@@ -251,7 +272,10 @@ mod tests {
         assert_eq!(names("Unsanitized input reaches the shell"), ["injection"]);
         assert_eq!(names("A TOCTOU window"), ["race condition"]);
         assert_eq!(names("matches case-sensitively"), ["case sensitivity"]);
-        assert!(names("The tracer runs ahead").is_empty(), "`race` starts a word");
+        assert!(
+            names("The tracer runs ahead").is_empty(),
+            "`race` starts a word"
+        );
         assert!(names("in order to keep it").is_empty());
     }
 

@@ -116,7 +116,11 @@ pub(super) fn assign_clusters(findings: &[NormalizedFinding]) -> Matched {
     edges.sort_by(|x, y| {
         y.similarity
             .total_cmp(&x.similarity)
-            .then(x.distance.unwrap_or(u32::MAX).cmp(&y.distance.unwrap_or(u32::MAX)))
+            .then(
+                x.distance
+                    .unwrap_or(u32::MAX)
+                    .cmp(&y.distance.unwrap_or(u32::MAX)),
+            )
             .then((x.a, x.b).cmp(&(y.a, y.b)))
     });
 
@@ -205,7 +209,12 @@ fn candidate_pairs(
     if group.len() <= ALL_PAIRS_LIMIT {
         for &a in group {
             if findings[a as usize].evidence.line.is_none() {
-                pairs.extend(group.iter().filter(|&&b| b != a).map(|&b| (a.min(b), a.max(b))));
+                pairs.extend(
+                    group
+                        .iter()
+                        .filter(|&&b| b != a)
+                        .map(|&b| (a.min(b), a.max(b))),
+                );
             }
         }
     }

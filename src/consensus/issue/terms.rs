@@ -55,17 +55,16 @@ impl Kind {
 
 /// Words that say nothing about which issue a finding names.
 const STOP_WORDS: &[&str] = &[
-    "about", "above", "after", "again", "all", "already", "also", "and", "another", "any",
-    "are", "because", "been", "before", "being", "both", "but", "can", "cannot", "could", "did",
-    "does", "doing", "done", "each", "either", "else", "etc", "even", "every", "for", "from",
-    "had", "has", "have", "having", "her", "here", "him", "his", "how", "into", "its", "itself",
-    "just", "may", "might", "more", "most", "much", "must", "not", "now", "off", "once", "one",
-    "only", "onto", "other", "our", "out", "over", "own", "per", "same", "shall", "she",
-    "should", "since", "some", "still", "such", "than", "that", "the", "their", "them", "then",
-    "there", "these", "they", "this", "those", "though", "thus", "too", "two", "under",
-    "until", "upon", "very", "via", "was", "were", "what", "when", "where", "whether", "which",
-    "while", "who", "whom", "why", "will", "with", "within", "without", "would", "yet", "you",
-    "your",
+    "about", "above", "after", "again", "all", "already", "also", "and", "another", "any", "are",
+    "because", "been", "before", "being", "both", "but", "can", "cannot", "could", "did", "does",
+    "doing", "done", "each", "either", "else", "etc", "even", "every", "for", "from", "had", "has",
+    "have", "having", "her", "here", "him", "his", "how", "into", "its", "itself", "just", "may",
+    "might", "more", "most", "much", "must", "not", "now", "off", "once", "one", "only", "onto",
+    "other", "our", "out", "over", "own", "per", "same", "shall", "she", "should", "since", "some",
+    "still", "such", "than", "that", "the", "their", "them", "then", "there", "these", "they",
+    "this", "those", "though", "thus", "too", "two", "under", "until", "upon", "very", "via",
+    "was", "were", "what", "when", "where", "whether", "which", "while", "who", "whom", "why",
+    "will", "with", "within", "without", "would", "yet", "you", "your",
 ];
 
 /// Every finding's terms, weighted within the PR.
@@ -450,10 +449,10 @@ fn is_priority(lower: &str) -> bool {
 
 /// Extensions of the files reviews talk about (a list, so that `process.cwd` is no file).
 const FILE_EXTENSIONS: &[&str] = &[
-    "c", "cc", "cfg", "cjs", "conf", "cpp", "cs", "css", "csv", "env", "go", "gradle", "h",
-    "hpp", "html", "ini", "java", "js", "json", "jsx", "kt", "lock", "md", "mdx", "mjs", "php",
-    "py", "rb", "rs", "scss", "sh", "sql", "svelte", "swift", "toml", "ts", "tsx", "txt", "vue",
-    "xml", "yaml", "yml",
+    "c", "cc", "cfg", "cjs", "conf", "cpp", "cs", "css", "csv", "env", "go", "gradle", "h", "hpp",
+    "html", "ini", "java", "js", "json", "jsx", "kt", "lock", "md", "mdx", "mjs", "php", "py",
+    "rb", "rs", "scss", "sh", "sql", "svelte", "swift", "toml", "ts", "tsx", "txt", "vue", "xml",
+    "yaml", "yml",
 ];
 
 /// `grok-build.ts`, `MEMORY.md`: a name with a known file extension.
@@ -462,7 +461,9 @@ fn is_file_name(text: &str) -> bool {
         return false;
     };
     !stem.is_empty()
-        && stem.chars().all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.'))
+        && stem
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.'))
         && FILE_EXTENSIONS.contains(&extension.to_ascii_lowercase().as_str())
 }
 
@@ -516,14 +517,31 @@ mod tests {
     #[test]
     fn the_same_identifier_in_other_words_overlaps_more_than_shared_filler() {
         let findings = [
-            finding("a", "Sort merged PRs by merge time", "`mergedToday[0]` feeds `last_merge` but the list is sorted by `updated`."),
-            finding("b", "mergedToday[0] not ordered by merged_at", "So `last_merge` can be wrong: sort by `merged_at` first."),
-            finding("b", "Counts saturate at the page cap", "The list is capped at 100 items per page."),
+            finding(
+                "a",
+                "Sort merged PRs by merge time",
+                "`mergedToday[0]` feeds `last_merge` but the list is sorted by `updated`.",
+            ),
+            finding(
+                "b",
+                "mergedToday[0] not ordered by merged_at",
+                "So `last_merge` can be wrong: sort by `merged_at` first.",
+            ),
+            finding(
+                "b",
+                "Counts saturate at the page cap",
+                "The list is capped at 100 items per page.",
+            ),
         ];
         let corpus = Corpus::build(&findings, &[0, 1, 1]);
         let same = corpus.overlap(0, 1);
         let other = corpus.overlap(0, 2);
-        assert!(same.similarity > other.similarity, "{} vs {}", same.similarity, other.similarity);
+        assert!(
+            same.similarity > other.similarity,
+            "{} vs {}",
+            same.similarity,
+            other.similarity
+        );
         assert!(same.distinctive_code >= 2, "{}", same.distinctive_code);
         assert_eq!(other.distinctive_code, 0);
         let shown: Vec<String> = corpus

@@ -3,7 +3,8 @@ use crate::model::{CategorySource, Severity};
 use proptest::prelude::*;
 
 fn finding(bot: &str, id: &str, line: u32, title: &str, detail: &str) -> NormalizedFinding {
-    let mut f = NormalizedFinding::new(bot, id, Severity::Medium, "bug", title).at("src/app.ts", Some(line));
+    let mut f = NormalizedFinding::new(bot, id, Severity::Medium, "bug", title)
+        .at("src/app.ts", Some(line));
     f.detail = detail.to_owned();
     f.provenance.category_source = Some(CategorySource::Keyword);
     f
@@ -32,17 +33,41 @@ fn different_words_on_near_lines_merge_and_say_why() {
     assert_eq!(clusters(&findings), [vec![0, 1], vec![2]]);
     let matched = assign_clusters(&findings);
     let reason = &matched.reasons[0][0];
-    assert_eq!(reason.between, ["codex#c1".to_owned(), "copilot#p1".to_owned()]);
+    assert_eq!(
+        reason.between,
+        ["codex#c1".to_owned(), "copilot#p1".to_owned()]
+    );
     assert_eq!(reason.lines, "lines 44/48");
-    assert!(reason.shared.iter().any(|s| s == "`includes`"), "{reason:?}");
-    assert!(reason.shared.iter().any(|s| s.starts_with("case sensitivity")), "{reason:?}");
+    assert!(
+        reason.shared.iter().any(|s| s == "`includes`"),
+        "{reason:?}"
+    );
+    assert!(
+        reason
+            .shared
+            .iter()
+            .any(|s| s.starts_with("case sensitivity")),
+        "{reason:?}"
+    );
 }
 
 #[test]
 fn one_bots_findings_never_merge_however_alike() {
     let findings = [
-        finding("copilot", "a", 10, "`--files` with no paths widens the run", "Reject `--files` without operands."),
-        finding("copilot", "b", 11, "`--files` with no paths widens the run", "Reject `--files` without operands."),
+        finding(
+            "copilot",
+            "a",
+            10,
+            "`--files` with no paths widens the run",
+            "Reject `--files` without operands.",
+        ),
+        finding(
+            "copilot",
+            "b",
+            11,
+            "`--files` with no paths widens the run",
+            "Reject `--files` without operands.",
+        ),
     ];
     assert_eq!(clusters(&findings), [vec![0], vec![1]]);
 }
@@ -50,8 +75,20 @@ fn one_bots_findings_never_merge_however_alike() {
 #[test]
 fn lines_alone_never_merge() {
     let findings = [
-        finding("codex", "a", 65, "Sort merged PRs by merge time", "The query is ordered by `updated`."),
-        finding("copilot", "b", 66, "The API calls are hard-capped", "Counts saturate at `per_page=100`."),
+        finding(
+            "codex",
+            "a",
+            65,
+            "Sort merged PRs by merge time",
+            "The query is ordered by `updated`.",
+        ),
+        finding(
+            "copilot",
+            "b",
+            66,
+            "The API calls are hard-capped",
+            "Counts saturate at `per_page=100`.",
+        ),
     ];
     assert_eq!(clusters(&findings), [vec![0], vec![1]]);
 }
@@ -61,10 +98,34 @@ fn two_issues_on_one_line_pair_with_their_own_counterparts() {
     // Each finding joins at most one finding of another bot, best evidence first: the
     // line-window pass would put all four together.
     let findings = [
-        finding("a", "a1", 20, "SQL built by string interpolation of `order_ref`", "`order_ref` reaches the query text unsanitized."),
-        finding("a", "a2", 21, "Float rounding of `amount_cents`", "Converting `amount_cents` with float loses a cent."),
-        finding("b", "b1", 20, "`amount_cents` truncated through float", "Rounding `amount_cents` via float is lossy."),
-        finding("b", "b2", 21, "Injectable lookup on `order_ref`", "Interpolating `order_ref` into SQL allows injection."),
+        finding(
+            "a",
+            "a1",
+            20,
+            "SQL built by string interpolation of `order_ref`",
+            "`order_ref` reaches the query text unsanitized.",
+        ),
+        finding(
+            "a",
+            "a2",
+            21,
+            "Float rounding of `amount_cents`",
+            "Converting `amount_cents` with float loses a cent.",
+        ),
+        finding(
+            "b",
+            "b1",
+            20,
+            "`amount_cents` truncated through float",
+            "Rounding `amount_cents` via float is lossy.",
+        ),
+        finding(
+            "b",
+            "b2",
+            21,
+            "Injectable lookup on `order_ref`",
+            "Interpolating `order_ref` into SQL allows injection.",
+        ),
     ];
     assert_eq!(clusters(&findings), [vec![0, 3], vec![1, 2]]);
 }
@@ -82,21 +143,48 @@ fn far_apart_loci_need_distinctive_identifiers() {
 
     // The same words far apart, without identifiers, stay apart.
     let vague = [
-        finding("codex", "a", 65, "Sort the merged list by merge time", "The list is in the wrong order."),
-        finding("copilot", "b", 163, "The merged list is in the wrong order", "Sort it by merge time."),
+        finding(
+            "codex",
+            "a",
+            65,
+            "Sort the merged list by merge time",
+            "The list is in the wrong order.",
+        ),
+        finding(
+            "copilot",
+            "b",
+            163,
+            "The merged list is in the wrong order",
+            "Sort it by merge time.",
+        ),
     ];
     assert_eq!(clusters(&vague), [vec![0], vec![1]]);
 }
 
 #[test]
 fn strong_native_categories_that_differ_keep_findings_apart() {
-    let mut security = finding("gh-advanced-security", "g", 10, "SQL injection via `order_ref`", "`order_ref` flows into the query.");
+    let mut security = finding(
+        "gh-advanced-security",
+        "g",
+        10,
+        "SQL injection via `order_ref`",
+        "`order_ref` flows into the query.",
+    );
     security.category = "security".into();
     security.provenance.category_source = Some(CategorySource::Native);
-    let mut nit = finding("coderabbit", "c", 10, "Rename `order_ref` in the SQL helper", "`order_ref` flows into the query.");
+    let mut nit = finding(
+        "coderabbit",
+        "c",
+        10,
+        "Rename `order_ref` in the SQL helper",
+        "`order_ref` flows into the query.",
+    );
     nit.category = "style".into();
     nit.provenance.category_source = Some(CategorySource::Native);
-    assert_eq!(clusters(&[security.clone(), nit.clone()]), [vec![0], vec![1]]);
+    assert_eq!(
+        clusters(&[security.clone(), nit.clone()]),
+        [vec![0], vec![1]]
+    );
     // A keyword category is only evidence.
     nit.provenance.category_source = Some(CategorySource::Keyword);
     assert_eq!(clusters(&[security, nit]), [vec![0, 1]]);
@@ -104,8 +192,13 @@ fn strong_native_categories_that_differ_keep_findings_apart() {
 
 #[test]
 fn lines_on_different_commits_are_not_compared() {
-    let mut old = finding("copilot", "a", 246, "Requested `--files` paths are dropped silently",
-        "Missing files and paths outside the shard tree vanish and the run reports `scanned 0`.");
+    let mut old = finding(
+        "copilot",
+        "a",
+        246,
+        "Requested `--files` paths are dropped silently",
+        "Missing files and paths outside the shard tree vanish and the run reports `scanned 0`.",
+    );
     old.provenance.commit = Some("9df78b28".into());
     let mut new = finding("codex", "b", 297, "Error out when requested `--files` paths get filtered away",
         "Missing paths or paths outside the shard tree disappear, ending with `scanned 0` and exit 0.");
@@ -119,18 +212,42 @@ fn lines_on_different_commits_are_not_compared() {
 
 #[test]
 fn also_applies_to_ranges_count_as_loci() {
-    let mut ranged = finding("coderabbit", "c", 10, "Unvalidated `page_size` reaches the query", "Clamp `page_size`.");
+    let mut ranged = finding(
+        "coderabbit",
+        "c",
+        10,
+        "Unvalidated `page_size` reaches the query",
+        "Clamp `page_size`.",
+    );
     ranged.evidence.also.push(LineRange::new(120, 122));
-    let far = finding("sourcery", "s", 121, "Clamp `page_size` before querying", "An unvalidated `page_size` reaches the query.");
+    let far = finding(
+        "sourcery",
+        "s",
+        121,
+        "Clamp `page_size` before querying",
+        "An unvalidated `page_size` reaches the query.",
+    );
     let matched = assign_clusters(&[ranged, far]);
     assert_eq!(matched.reasons[0][0].distance, Some(0));
 }
 
 #[test]
 fn the_cluster_takes_its_strongest_members_category() {
-    let mut keyword = finding("copilot", "p", 10, "Unsanitized `user_id` in the SQL text", "`user_id` is interpolated.");
+    let mut keyword = finding(
+        "copilot",
+        "p",
+        10,
+        "Unsanitized `user_id` in the SQL text",
+        "`user_id` is interpolated.",
+    );
     keyword.category = "bug".into();
-    let mut native = finding("sourcery", "s", 10, "SQL built from `user_id`", "`user_id` is interpolated unsanitized.");
+    let mut native = finding(
+        "sourcery",
+        "s",
+        10,
+        "SQL built from `user_id`",
+        "`user_id` is interpolated unsanitized.",
+    );
     native.category = "security".into();
     native.provenance.category_source = Some(CategorySource::Native);
     let matched = assign_clusters(&[keyword, native]);
@@ -139,21 +256,53 @@ fn the_cluster_takes_its_strongest_members_category() {
 
 fn arb_finding() -> impl Strategy<Value = NormalizedFinding> {
     let words = prop::sample::subsequence(
-        vec!["`order_ref`", "null", "race", "sorted", "`page_size`", "leak", "the", "query", "rename"],
+        vec![
+            "`order_ref`",
+            "null",
+            "race",
+            "sorted",
+            "`page_size`",
+            "leak",
+            "the",
+            "query",
+            "rename",
+        ],
         0..5,
     );
-    (0..4usize, 0..2usize, prop::option::weighted(0.8, 0..80u32), words, words_detail())
+    (
+        0..4usize,
+        0..2usize,
+        prop::option::weighted(0.8, 0..80u32),
+        words,
+        words_detail(),
+    )
         .prop_map(|(bot, file, line, words, detail)| {
-            let mut f = NormalizedFinding::new(["a", "b", "c", "d"][bot], "", Severity::Medium, "bug", words.join(" "))
-                .at(["a.ts", "b.ts"][file], line);
+            let mut f = NormalizedFinding::new(
+                ["a", "b", "c", "d"][bot],
+                "",
+                Severity::Medium,
+                "bug",
+                words.join(" "),
+            )
+            .at(["a.ts", "b.ts"][file], line);
             f.detail = detail;
             f
         })
 }
 
 fn words_detail() -> impl Strategy<Value = String> {
-    prop::sample::subsequence(vec!["`order_ref`", "is", "unsanitized", "sorted", "`mergedToday`", "wrong"], 0..4)
-        .prop_map(|w| w.join(" "))
+    prop::sample::subsequence(
+        vec![
+            "`order_ref`",
+            "is",
+            "unsanitized",
+            "sorted",
+            "`mergedToday`",
+            "wrong",
+        ],
+        0..4,
+    )
+    .prop_map(|w| w.join(" "))
 }
 
 proptest! {
