@@ -28,7 +28,7 @@ pub(crate) fn bot_name(login: &str) -> String {
 use std::borrow::Cow;
 
 use crate::api::PrSnapshot;
-use crate::model::{Coverage, Dispute, NormalizedFinding, SourceState, SourceStatus};
+use crate::model::{Category, Coverage, Dispute, NormalizedFinding, SourceState, SourceStatus};
 use read::threads::ThreadIndex;
 
 /// One configured bot source: which adapter reads it and under which logins.
@@ -266,6 +266,7 @@ fn finish_source(
         finding.title =
             markdown::shorten(&markdown::collapse_whitespace(&finding.title), TITLE_CHARS);
         finding.detail = markdown::shorten(&finding.detail, DETAIL_CHARS + 80);
+        respect_severity(&mut finding);
         let state = threads.state(finding.provenance.comment_id);
         let is_resolved = state.resolved || output.withdrawn.contains(&finding.finding_id);
         if is_resolved && !options.include_resolved {
@@ -312,6 +313,22 @@ fn finish_source(
         notes,
     };
     (kept, status)
+}
+
+/// A bot's own high or critical rating outranks style keywords (taxonomy::respect_severity),
+/// for every adapter alike.
+fn respect_severity(finding: &mut NormalizedFinding) {
+    let (Some(source), true) = (
+        finding.provenance.category_source,
+        finding.category == Category::Style.as_str(),
+    ) else {
+        return;
+    };
+    let text = format!("{}\n{}", finding.title, finding.detail);
+    let (category, source) =
+        taxonomy::respect_severity(Category::Style, source, finding.severity, &text);
+    finding.category = category.as_str().to_owned();
+    finding.provenance.category_source = Some(source);
 }
 
 fn dropped_note(resolved: usize, outdated: usize) -> String {
