@@ -45,10 +45,11 @@ pub(super) fn seed_reason(
     anchor: &NormalizedFinding,
     member: &NormalizedFinding,
 ) -> MatchReason {
-    let similarity = jaccard(&title_tokens(&anchor.title), &title_tokens(&member.title));
-    let (distance, rule) = match (anchor.evidence.line, member.evidence.line) {
+    // The line rule decides on lines alone (similarity 1); the title rule on the overlap.
+    let (distance, similarity, rule) = match (anchor.evidence.line, member.evidence.line) {
         (Some(a), Some(b)) => (
             Some(a.abs_diff(b)),
+            1.0,
             format!(
                 "seed: same file and category, first lines within {}",
                 rules.line_window
@@ -56,6 +57,7 @@ pub(super) fn seed_reason(
         ),
         _ => (
             None,
+            jaccard(&title_tokens(&anchor.title), &title_tokens(&member.title)),
             format!(
                 "seed: same file and category, titles overlap at least {}",
                 rules.title_overlap

@@ -3,7 +3,11 @@
 //! Generic classes only; a concept is one weighted term among the others, never a match on
 //! its own.
 
-use crate::adapters::taxonomy::{contains_keyword, Fit};
+use std::sync::OnceLock;
+
+use aho_corasick::AhoCorasick;
+
+use crate::adapters::taxonomy::Fit;
 
 pub(super) struct Concept {
     pub name: &'static str,
@@ -248,14 +252,71 @@ pub(super) const CONCEPTS: &[Concept] = &[
     },
 ];
 
-/// The concepts the lowercased text mentions, in vocabulary order.
-pub(super) fn found_in(lower: &str) -> impl Iterator<Item = &'static Concept> + '_ {
-    CONCEPTS.iter().filter(move |concept| {
-        concept
-            .triggers
-            .iter()
-            .any(|&(trigger, fit)| contains_keyword(lower, trigger, fit))
+/// Every trigger of every concept in one automaton (ASCII case folded), and the concept
+/// and fit of each pattern: one pass over a finding's text finds them all.
+struct Triggers {
+    automaton: AhoCorasick,
+    patterns: Vec<(usize, Fit)>,
+}
+
+fn triggers() -> &'static Triggers {
+    static TRIGGERS: OnceLock<Triggers> = OnceLock::new();
+    TRIGGERS.get_or_init(|| {
+        let mut words = Vec::new();
+        let mut patterns = Vec::new();
+        for (index, concept) in CONCEPTS.iter().enumerate() {
+            for &(trigger, fit) in concept.triggers {
+                words.push(trigger);
+                patterns.push((index, fit));
+            }
+        }
+        let automaton = AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .build(words)
+            .expect("the concept triggers are a small fixed list");
+        Triggers {
+            automaton,
+            patterns,
+        }
     })
+}
+
+fn is_word_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+/// Which concepts `text` mentions (any case), as a bit per entry of `CONCEPTS`.
+pub(super) fn found_in(text: &str) -> u64 {
+    let triggers = triggers();
+    let mut found = 0u64;
+    for hit in triggers.automaton.find_overlapping_iter(text) {
+        let (concept, fit) = triggers.patterns[hit.pattern().as_usize()];
+        let starts_word = text[..hit.start()]
+            .chars()
+            .next_back()
+            .is_none_or(|c| !is_word_char(c));
+        let rest = &text[hit.end()..];
+        let ends_right = match fit {
+            Prefix => true,
+            Word => {
+                let rest = rest.strip_prefix(['s', 'S']).unwrap_or(rest);
+                rest.chars().next().is_none_or(|c| !is_word_char(c))
+            }
+        };
+        if starts_word && ends_right {
+            found |= 1 << concept;
+        }
+    }
+    found
+}
+
+/// The concepts of a bit set from `found_in`, in vocabulary order.
+pub(super) fn concepts_of(found: u64) -> impl Iterator<Item = &'static Concept> {
+    CONCEPTS
+        .iter()
+        .enumerate()
+        .filter(move |(index, _)| found & (1 << index) != 0)
+        .map(|(_, concept)| concept)
 }
 
 #[cfg(test)]
@@ -263,7 +324,7 @@ mod tests {
     use super::*;
 
     fn names(text: &str) -> Vec<&'static str> {
-        found_in(&text.to_lowercase()).map(|c| c.name).collect()
+        concepts_of(found_in(text)).map(|c| c.name).collect()
     }
 
     #[test]
@@ -277,6 +338,11 @@ mod tests {
             "`race` starts a word"
         );
         assert!(names("in order to keep it").is_empty());
+    }
+
+    #[test]
+    fn the_vocabulary_fits_the_bit_set() {
+        assert!(CONCEPTS.len() <= 64);
     }
 
     #[test]

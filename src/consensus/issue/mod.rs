@@ -51,13 +51,15 @@ enum Rule {
 }
 
 impl Rule {
-    fn describe(self) -> String {
+    /// What the report says (the numbers are `NEAR_LINES` and `FAR_LINES`, checked by a
+    /// test).
+    fn describe(self) -> &'static str {
         match self {
-            Rule::Near => format!("similar content within {NEAR_LINES} lines"),
-            Rule::Mid => format!("a distinctive shared identifier within {FAR_LINES} lines"),
-            Rule::Far => "two distinctive shared identifiers, far apart".to_owned(),
-            Rule::Unanchored => "a distinctive shared identifier, lines not comparable".to_owned(),
-            Rule::Strong => "strongly similar content, lines not comparable".to_owned(),
+            Rule::Near => "similar content within 10 lines",
+            Rule::Mid => "a distinctive shared identifier within 60 lines",
+            Rule::Far => "two distinctive shared identifiers, far apart",
+            Rule::Unanchored => "a distinctive shared identifier, lines not comparable",
+            Rule::Strong => "strongly similar content, lines not comparable",
         }
     }
 }
@@ -135,7 +137,7 @@ pub(super) fn assign_clusters(findings: &[NormalizedFinding]) -> Matched {
     }
 
     // Clusters numbered by their first member, as the seed's pass numbers them.
-    let mut cluster_of_root: FastMap<usize, usize> = FastMap::default();
+    let mut cluster_of_root: Vec<usize> = vec![usize::MAX; findings.len()];
     let mut assignment = Assignment {
         cluster_of: Vec::with_capacity(findings.len()),
         anchors: Vec::new(),
@@ -146,13 +148,14 @@ pub(super) fn assign_clusters(findings: &[NormalizedFinding]) -> Matched {
     let mut cluster_reasons = Vec::new();
     for (index, finding) in findings.iter().enumerate() {
         let root = sets.find(index);
-        let cluster = *cluster_of_root.entry(root).or_insert_with(|| {
+        if cluster_of_root[root] == usize::MAX {
+            cluster_of_root[root] = assignment.anchors.len();
             assignment.anchors.push(index);
             assignment.file_of.push(file_of_finding[index]);
             category_from.push(index);
             cluster_reasons.push(std::mem::take(&mut reasons[root]));
-            assignment.anchors.len() - 1
-        });
+        }
+        let cluster = cluster_of_root[root];
         assignment.cluster_of.push(cluster);
         let current = &findings[category_from[cluster]];
         if category_strength(finding) < category_strength(current) {
@@ -306,22 +309,34 @@ fn reason(edge: &Edge, findings: &[NormalizedFinding], corpus: &Corpus) -> Match
         distance: edge.distance,
         similarity: (edge.similarity * 100.0).round() / 100.0,
         shared,
-        rule: edge.rule.describe(),
+        rule: edge.rule.describe().to_owned(),
     }
 }
 
 /// Disjoint sets of findings where no set holds two findings of one bot.
-struct Sets {
+struct Sets<'a> {
     parent: Vec<usize>,
-    /// Per root: the bots of its members, sorted.
+    /// Each finding's bot.
+    bot_of: &'a [u32],
+    /// Per root of a set of several: the bots of its members (a single finding's set is
+    /// its own bot, with no allocation).
     bots: Vec<Vec<u32>>,
 }
 
-impl Sets {
-    fn new(bots: &[u32]) -> Sets {
+impl<'a> Sets<'a> {
+    fn new(bot_of: &'a [u32]) -> Sets<'a> {
         Sets {
-            parent: (0..bots.len()).collect(),
-            bots: bots.iter().map(|&b| vec![b]).collect(),
+            parent: (0..bot_of.len()).collect(),
+            bot_of,
+            bots: vec![Vec::new(); bot_of.len()],
+        }
+    }
+
+    fn bots_of(&self, root: usize) -> &[u32] {
+        if self.bots[root].is_empty() {
+            std::slice::from_ref(&self.bot_of[root])
+        } else {
+            &self.bots[root]
         }
     }
 
@@ -336,12 +351,19 @@ impl Sets {
     /// Join the sets of `a` and `b` unless they share a bot: `(root, absorbed root)`.
     fn union(&mut self, a: usize, b: usize) -> Option<(usize, usize)> {
         let (ra, rb) = (self.find(a), self.find(b));
-        if ra == rb || self.bots[ra].iter().any(|bot| self.bots[rb].contains(bot)) {
+        if ra == rb
+            || self
+                .bots_of(ra)
+                .iter()
+                .any(|bot| self.bots_of(rb).contains(bot))
+        {
             return None;
         }
         let (root, absorbed) = if ra < rb { (ra, rb) } else { (rb, ra) };
-        let moved = std::mem::take(&mut self.bots[absorbed]);
-        self.bots[root].extend(moved);
+        let mut joined = self.bots_of(root).to_vec();
+        joined.extend_from_slice(self.bots_of(absorbed));
+        self.bots[absorbed] = Vec::new();
+        self.bots[root] = joined;
         self.parent[absorbed] = root;
         Some((root, absorbed))
     }

@@ -281,24 +281,38 @@ impl Builder {
                 }
             }
         }
-        self.lower.clear();
-        for text in [finding.title.as_str(), finding.detail.as_str()] {
-            self.lower.push_str(&text.to_lowercase());
-            self.lower.push('\n');
+        let found = concepts::found_in(&finding.title) | concepts::found_in(&finding.detail);
+        for concept in concepts::concepts_of(found) {
+            out.push(self.concept(concept));
         }
-        let lower = std::mem::take(&mut self.lower);
-        for concept in concepts::found_in(&lower) {
-            out.push(self.id(Kind::Concept, concept.name, &concept.label()));
-        }
-        self.lower = lower;
         let decided = finding
             .provenance
             .category_source
             .is_none_or(|source| source != CategorySource::Fallback);
         if decided && !finding.category.is_empty() {
-            let category = finding.category.to_lowercase();
+            let category = finding.category.to_ascii_lowercase();
             out.push(self.id(Kind::Category, &category, &category));
         }
+    }
+
+    fn concept(&mut self, concept: &concepts::Concept) -> u32 {
+        self.key.clear();
+        self.key.push(Kind::Concept.tag());
+        self.key.push(':');
+        self.key.push_str(concept.name);
+        match self.ids.get(self.key.as_str()) {
+            Some(&id) => id,
+            None => self.id(Kind::Concept, concept.name, &concept.label()),
+        }
+    }
+
+    /// The term of `text` lowercased (through a reused buffer: most lookups find it).
+    fn lowered_id(&mut self, kind: Kind, text: &str) -> u32 {
+        let mut lower = std::mem::take(&mut self.lower);
+        lowercase_into(text, &mut lower);
+        let id = self.id(kind, &lower, text);
+        self.lower = lower;
+        id
     }
 
     /// A code span: a file name, or its code tokens and (when it has several) the whole.
@@ -309,14 +323,14 @@ impl Builder {
             _ => span,
         };
         if is_file_name(base) {
-            out.push(self.id(Kind::File, &base.to_lowercase(), base));
+            out.push(self.lowered_id(Kind::File, base));
             return;
         }
         let mut tokens = 0;
         for token in code_tokens(span) {
             tokens += 1;
             if token.len() >= 2 {
-                out.push(self.id(Kind::Identifier, &token.to_lowercase(), token));
+                out.push(self.lowered_id(Kind::Identifier, token));
             }
             // `float` is also the word "floats" of another bot's prose.
             if token.chars().all(|c| c.is_ascii_lowercase()) {
@@ -338,12 +352,12 @@ impl Builder {
     fn prose(&mut self, prose: &str, out: &mut Vec<u32>) {
         for token in prose_words(prose) {
             if is_file_name(token) {
-                out.push(self.id(Kind::File, &token.to_lowercase(), token));
+                out.push(self.lowered_id(Kind::File, token));
                 continue;
             }
             for word in token.split('.').filter(|w| !w.is_empty()) {
                 if looks_like_identifier(word) {
-                    out.push(self.id(Kind::Identifier, &word.to_lowercase(), word));
+                    out.push(self.lowered_id(Kind::Identifier, word));
                 } else if let Some(term) = self.word(word) {
                     out.push(term);
                 }
@@ -352,21 +366,36 @@ impl Builder {
     }
 
     fn word(&mut self, word: &str) -> Option<u32> {
-        let lower = word.to_lowercase();
-        if let Some(&term) = self.words.get(lower.as_str()) {
-            return (term != u32::MAX).then_some(term);
-        }
-        let keep = lower.chars().count() >= 3
-            && STOP_WORDS.binary_search(&lower.as_str()).is_err()
-            && !is_priority(&lower);
-        let term = if keep {
-            let stem = self.stemmer.stem(&lower).into_owned();
-            self.id(Kind::Word, &stem, &lower)
-        } else {
-            u32::MAX
+        let mut lower = std::mem::take(&mut self.lower);
+        lowercase_into(word, &mut lower);
+        let term = match self.words.get(lower.as_str()) {
+            Some(&term) => term,
+            None => {
+                let keep = lower.chars().count() >= 3
+                    && STOP_WORDS.binary_search(&lower.as_str()).is_err()
+                    && !is_priority(&lower);
+                let term = if keep {
+                    let stem = self.stemmer.stem(&lower).into_owned();
+                    self.id(Kind::Word, &stem, &lower)
+                } else {
+                    u32::MAX
+                };
+                self.words.insert(lower.as_str().into(), term);
+                term
+            }
         };
-        self.words.insert(lower.into(), term);
+        self.lower = lower;
         (term != u32::MAX).then_some(term)
+    }
+}
+
+fn lowercase_into(text: &str, out: &mut String) {
+    out.clear();
+    if text.is_ascii() {
+        out.push_str(text);
+        out.make_ascii_lowercase();
+    } else {
+        out.extend(text.chars().flat_map(char::to_lowercase));
     }
 }
 
@@ -433,18 +462,18 @@ fn prose_words(prose: &str) -> impl Iterator<Item = &str> {
 
 /// `close_rate`, `detectAgent`, `MD032`, `x86`: written like code even without backticks.
 fn looks_like_identifier(word: &str) -> bool {
-    let chars: Vec<char> = word.chars().collect();
+    let mut pairs = word.chars().zip(word.chars().skip(1));
     let shaped = word.contains('_')
-        || chars.windows(2).any(|w| {
-            (w[0].is_lowercase() && w[1].is_uppercase())
-                || (w[0].is_alphabetic() && w[1].is_ascii_digit())
+        || pairs.any(|(a, b)| {
+            (a.is_lowercase() && b.is_uppercase()) || (a.is_alphabetic() && b.is_ascii_digit())
         });
-    shaped && !is_priority(&word.to_lowercase())
+    shaped && !is_priority(word)
 }
 
 /// `P0`..`P4`: a priority, said by the bot about itself, not about the code.
-fn is_priority(lower: &str) -> bool {
-    lower.len() == 2 && lower.starts_with('p') && lower.as_bytes()[1].is_ascii_digit()
+fn is_priority(word: &str) -> bool {
+    let bytes = word.as_bytes();
+    bytes.len() == 2 && matches!(bytes[0], b'p' | b'P') && bytes[1].is_ascii_digit()
 }
 
 /// Extensions of the files reviews talk about (a list, so that `process.cwd` is no file).

@@ -330,3 +330,13 @@ proptest! {
         prop_assert!(a.anchors.windows(2).all(|w| w[0] < w[1]));
     }
 }
+
+#[test]
+fn rule_descriptions_state_the_constants() {
+    assert!(Rule::Near
+        .describe()
+        .contains(&format!("within {NEAR_LINES} lines")));
+    assert!(Rule::Mid
+        .describe()
+        .contains(&format!("within {FAR_LINES} lines")));
+}
