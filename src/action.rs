@@ -12,8 +12,10 @@ use crate::api::IssueComment;
 use crate::config::{Config, GitHubEnv, PrTarget};
 use crate::github::checks::{self, CheckRunSpec};
 use crate::github::comment::{self, StickyAction};
+use crate::github::permissions;
 use crate::github::threads::{self, Viewer};
 use crate::github::{fetch_snapshot, retry, GitHub, GitHubError, RetryPolicy};
+use crate::identity::{self, IdentityInput, Prior};
 use crate::model::{ConsensusLevel, Gate, Outcome};
 use crate::pipeline::{self, ExtraSource};
 use crate::publish::{commands, outputs};
@@ -57,14 +59,13 @@ pub async fn run(request: RunRequest<'_>) -> anyhow::Result<RunResult> {
     // Who we are is only needed to find our comment; asked beside the fetch, off the
     // critical path.
     let will_comment = !dry_run && config.comment && !read_only(env, &target);
-    let (snapshot, viewer) = tokio::join!(fetch_snapshot(&gh, &target), async {
+    let (snapshot, mut viewer) = tokio::join!(fetch_snapshot(&gh, &target), async {
         if will_comment {
             Some(threads::viewer(&gh).await)
         } else {
             None
         }
     });
-    console.endgroup();
     let snapshot = snapshot.with_context(|| {
         format!(
             "cannot read pull request {}#{}",
@@ -75,9 +76,25 @@ pub async fn run(request: RunRequest<'_>) -> anyhow::Result<RunResult> {
     if target.head_sha.as_deref().is_none_or(str::is_empty) {
         target.head_sha = Some(snapshot.head_sha().to_owned());
     }
+    // The last run's state is in our own comment; who we are decides which one that is.
+    let marker = render::markdown::marker(config.comment_header.as_deref());
+    let sticky_like = snapshot.issue_comments.iter().any(|c| {
+        c.body
+            .as_deref()
+            .is_some_and(|b| b.trim_start().starts_with(&marker))
+    });
+    if viewer.is_none() && sticky_like {
+        viewer = Some(threads::viewer(&gh).await);
+    }
+    let identity = identity_input(&gh, &target, &snapshot, &marker, viewer.as_ref()).await;
+    console.endgroup();
     if let Some(dir) = &save_dir {
         crate::local::save_snapshot_dir(&snapshot, dir)
             .with_context(|| format!("cannot save the API JSON to {}", dir.display()))?;
+        if let Some(viewer) = &viewer {
+            crate::local::save_viewer(dir, &viewer.login, viewer.bot)
+                .with_context(|| format!("cannot save the viewer to {}", dir.display()))?;
+        }
     }
 
     console.group("Analyze");
@@ -86,7 +103,10 @@ pub async fn run(request: RunRequest<'_>) -> anyhow::Result<RunResult> {
         Some(&snapshot),
         &config.sources,
         extra,
-        &config.analysis_options(),
+        &pipeline::AnalysisOptions {
+            identity,
+            ..config.analysis_options()
+        },
     );
     let markdown = render::render_comment(
         &outcome,
@@ -127,6 +147,36 @@ pub async fn run(request: RunRequest<'_>) -> anyhow::Result<RunResult> {
         outcome,
         comment: markdown,
     })
+}
+
+/// What the identity stage needs from GitHub: the state in our own sticky comment (none when
+/// we do not know who we are), the permissions of the commenters who sent commands (looked
+/// up unless the state cached them today), and today's date.
+async fn identity_input(
+    gh: &GitHub,
+    target: &PrTarget,
+    snapshot: &crate::api::PrSnapshot,
+    marker: &str,
+    viewer: Option<&Viewer>,
+) -> IdentityInput {
+    let today = chrono::Utc::now().date_naive();
+    let ours = viewer.and_then(|v| comment::find_ours(&snapshot.issue_comments, marker, v));
+    let prior = Prior::read(ours.and_then(|c| c.body.as_deref()));
+    if let Some(note) = &prior.note {
+        tracing::warn!("{note}");
+    }
+    let commands = identity::read_commands(&snapshot.issue_comments);
+    let wanted = identity::logins_to_check(&commands, &prior, Some(today));
+    let permissions = permissions::lookup_all(gh, target, &wanted)
+        .await
+        .into_iter()
+        .collect();
+    IdentityInput {
+        prior,
+        permissions,
+        today: Some(today),
+        offline: false,
+    }
 }
 
 /// What the GitHub writes produced, for the outputs, and what to warn about.
@@ -320,6 +370,8 @@ fn output_values(
             published.comment_url.clone().unwrap_or_default(),
         ),
         ("report", report.display().to_string()),
+        ("acknowledged", outcome.acknowledged().count().to_string()),
+        ("new", outcome.new_findings().count().to_string()),
     ]
 }
 
@@ -422,8 +474,12 @@ mod tests {
 
     #[test]
     fn outputs_carry_every_contract_name() {
-        let outcome =
-            pipeline::analyze(None, &[], Vec::new(), &pipeline::AnalysisOptions::default());
+        let outcome = pipeline::analyze(
+            None,
+            &crate::adapters::BotSelection::default(),
+            Vec::new(),
+            &pipeline::AnalysisOptions::default(),
+        );
         let published = Published {
             comment_id: Some(7),
             comment_url: Some("https://x/7".to_owned()),
@@ -443,7 +499,9 @@ mod tests {
                 "gate",
                 "comment-id",
                 "comment-url",
-                "report"
+                "report",
+                "acknowledged",
+                "new"
             ]
         );
         assert!(values.contains(&("comment-id", "7".to_owned())));

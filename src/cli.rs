@@ -223,11 +223,17 @@ fn render_mode(args: RenderArgs, vars: Vec<(String, String)>) -> anyhow::Result<
         message: e.message,
     })?;
     let (snapshot, extra) = local::load_inputs(&args.inputs)?;
+    let marker = render::markdown::marker(config.comment_header.as_deref());
+    let today = chrono::Utc::now().date_naive();
+    let identity = local::offline_identity(&args.inputs, snapshot.as_ref(), &marker, today)?;
     let outcome = pipeline::analyze(
         snapshot.as_ref(),
         &config.sources,
         extra,
-        &config.analysis_options(),
+        &pipeline::AnalysisOptions {
+            identity,
+            ..config.analysis_options()
+        },
     );
     let server_url = snapshot
         .as_ref()

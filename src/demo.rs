@@ -42,7 +42,7 @@ pub fn run() -> anyhow::Result<Demo> {
     let options = AnalysisOptions::default();
     let outcome = pipeline::analyze(
         Some(&snapshot),
-        &adapters::default_sources(),
+        &adapters::BotSelection::default(),
         Vec::new(),
         &options,
     );

@@ -1,16 +1,20 @@
 //! The gate: does any surfaced finding reach the `fail-on` level? Pure.
+//!
+//! Surfaced means neither suppressed nor acknowledged (CONTRACT section 6): a finding a
+//! person acknowledged with a reason (section 8) does not fail the gate until its
+//! acknowledgement is taken back or lapses.
 
 use crate::model::{FailOn, Gate, SynthesizedFinding};
 
-/// Fail when at least one surfaced (not suppressed) finding's level is at or above the
-/// `fail_on` threshold; `never` always passes.
+/// Fail when at least one surfaced (not suppressed, not acknowledged) finding's level is at
+/// or above the `fail_on` threshold; `never` always passes.
 pub fn decide(findings: &[SynthesizedFinding], fail_on: FailOn) -> Gate {
     let Some(threshold) = fail_on.threshold() else {
         return Gate::Pass;
     };
     let blocking = findings
         .iter()
-        .any(|f| !f.suppressed && f.consensus.level >= threshold);
+        .any(|f| !f.suppressed && !f.is_acknowledged() && f.consensus.level >= threshold);
     if blocking {
         Gate::Fail
     } else {

@@ -9,6 +9,9 @@ use anyhow::{anyhow, bail, Context};
 use serde_json::Value;
 
 use crate::api::{self, CodeScanning, PrSnapshot, PullRequest, RepoRef, Unreadable};
+use crate::github::comment::find_ours;
+use crate::github::threads::Viewer;
+use crate::identity::{IdentityInput, Prior};
 use crate::model::{NormalizedFinding, SourceState};
 use crate::pipeline::ExtraSource;
 
@@ -18,6 +21,8 @@ pub const REVIEWS: &str = "reviews.json";
 pub const ISSUE_COMMENTS: &str = "issue_comments.json";
 pub const CODE_SCANNING_ALERTS: &str = "code_scanning_alerts.json";
 pub const REVIEW_THREADS: &str = "review_threads.json";
+/// Who the saving run was (`{"login", "type"}`): whose sticky comment is "ours" offline.
+pub const VIEWER: &str = "viewer.json";
 
 /// The files of a saved-API-JSON folder as text, so that a folder on disk and the bundled
 /// demo go through the same parsing.
@@ -163,6 +168,60 @@ pub fn save_snapshot_dir(snapshot: &PrSnapshot, dir: &Path) -> anyhow::Result<()
     Ok(())
 }
 
+/// Record the token's identity beside a saved folder, so that `render` knows which sticky
+/// comment was ours.
+pub fn save_viewer(dir: &Path, login: &str, bot: bool) -> anyhow::Result<()> {
+    let value = serde_json::json!({"login": login, "type": if bot { "Bot" } else { "User" }});
+    let path = dir.join(VIEWER);
+    fs::write(&path, format!("{value}\n"))
+        .with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// The identity a saved folder was fetched with: `(login, is_bot)`, `None` when the folder
+/// does not say (an error when it says so unreadably).
+pub fn load_viewer(dir: &Path) -> anyhow::Result<Option<(String, bool)>> {
+    let path = dir.join(VIEWER);
+    if !path.exists() {
+        return Ok(None);
+    }
+    let text =
+        fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
+    let value = json(VIEWER, &text)?;
+    let login = value
+        .get("login")
+        .and_then(Value::as_str)
+        .filter(|l| !l.trim().is_empty())
+        .ok_or_else(|| {
+            anyhow!("{VIEWER}: expected {{\"login\": ..., \"type\": \"Bot\" or \"User\"}}")
+        })?;
+    let bot = value.get("type").and_then(Value::as_str) == Some("Bot") || login.ends_with("[bot]");
+    Ok(Some((login.to_owned(), bot)))
+}
+
+/// The identity stage's input for `render`: the state block of the sticky comment that was
+/// ours in the saved folder (the oldest with the marker on its first line by the identity in
+/// `viewer.json`, else by `github-actions[bot]`, the Actions token's), no permission lookups
+/// (only the state's cache answers), and `today`.
+pub fn offline_identity(
+    inputs: &[PathBuf],
+    snapshot: Option<&PrSnapshot>,
+    marker: &str,
+    today: chrono::NaiveDate,
+) -> anyhow::Result<IdentityInput> {
+    let saved = match inputs.iter().find(|p| p.is_dir()) {
+        Some(dir) => load_viewer(dir)?,
+        None => None,
+    };
+    let viewer = saved.map_or_else(Viewer::actions, |(login, bot)| Viewer { login, bot });
+    let ours = snapshot.and_then(|s| find_ours(&s.issue_comments, marker, &viewer));
+    Ok(IdentityInput {
+        prior: Prior::read(ours.and_then(|c| c.body.as_deref())),
+        permissions: Default::default(),
+        today: Some(today),
+        offline: true,
+    })
+}
+
 /// One `render` INPUT, read.
 #[derive(Debug, Clone, PartialEq)]
 pub enum LocalInput {
@@ -265,6 +324,25 @@ pub fn sarif_sources(text: &str) -> Result<Vec<ExtraSource>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_viewer_is_saved_beside_the_folder_and_read_back() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        assert_eq!(load_viewer(dir.path()).expect("none is fine"), None);
+        save_viewer(dir.path(), "octo-app[bot]", true).expect("saved");
+        assert_eq!(
+            load_viewer(dir.path()).expect("read"),
+            Some(("octo-app[bot]".to_owned(), true))
+        );
+        save_viewer(dir.path(), "alice", false).expect("saved");
+        assert_eq!(
+            load_viewer(dir.path()).expect("read"),
+            Some(("alice".to_owned(), false))
+        );
+        fs::write(dir.path().join(VIEWER), "{\"type\": \"User\"}").expect("written");
+        let err = load_viewer(dir.path()).unwrap_err().to_string();
+        assert!(err.contains("viewer.json"), "{err}");
+    }
 
     fn fixture(name: &str) -> PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR"))

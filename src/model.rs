@@ -4,6 +4,8 @@
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
+pub use crate::identity::{FindingIdentity, FindingState, RunIdentity};
+
 /// How bad a finding is, lowest first so that `Ord` ranks them.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize,
@@ -233,6 +235,11 @@ pub struct NormalizedFinding {
     pub disputes: Vec<Dispute>,
     #[serde(default, skip_serializing_if = "Provenance::is_empty")]
     pub provenance: Provenance,
+    /// The bot's own id for this finding when it keeps it across pushes (CodeRabbit's
+    /// `cr-comment` id, Bugbot's bug id, a code-scanning alert number): the strongest input
+    /// of the fingerprint (docs/identity.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stable_id: Option<String>,
 }
 
 impl NormalizedFinding {
@@ -256,6 +263,7 @@ impl NormalizedFinding {
             nitpick: false,
             disputes: Vec::new(),
             provenance: Provenance::default(),
+            stable_id: None,
         }
     }
 
@@ -386,11 +394,25 @@ pub struct SynthesizedFinding {
     pub rank_score: u8,
     pub suppressed: bool,
     pub suppression_reason: Option<SuppressionReason>,
+    /// Fingerprint, state across runs and acknowledgement: set by the identity stage.
+    #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
+    pub identity: Option<FindingIdentity>,
 }
 
 impl SynthesizedFinding {
     pub fn is_contested(&self) -> bool {
         !self.contested_by.is_empty()
+    }
+
+    /// A person acknowledged it (CONTRACT section 8): it no longer fails the gate.
+    pub fn is_acknowledged(&self) -> bool {
+        self.identity
+            .as_ref()
+            .is_some_and(FindingIdentity::is_acknowledged)
+    }
+
+    pub fn fingerprint(&self) -> Option<&str> {
+        self.identity.as_ref().map(|i| i.fingerprint.as_str())
     }
 }
 
@@ -513,11 +535,31 @@ pub struct Outcome {
     pub findings: Vec<SynthesizedFinding>,
     pub fail_on: FailOn,
     pub gate: Gate,
+    /// What changed since the last run, acknowledgements, and the state to carry forward.
+    #[serde(default)]
+    pub identity: RunIdentity,
 }
 
 impl Outcome {
+    /// The findings that ask for action: neither suppressed nor acknowledged.
     pub fn surfaced(&self) -> impl Iterator<Item = &SynthesizedFinding> {
-        self.findings.iter().filter(|f| !f.suppressed)
+        self.findings
+            .iter()
+            .filter(|f| !f.suppressed && !f.is_acknowledged())
+    }
+
+    /// Findings a person acknowledged (and that are not suppressed anyway).
+    pub fn acknowledged(&self) -> impl Iterator<Item = &SynthesizedFinding> {
+        self.findings
+            .iter()
+            .filter(|f| !f.suppressed && f.is_acknowledged())
+    }
+
+    /// Findings (not suppressed, acknowledged or not) first seen at this head commit.
+    pub fn new_findings(&self) -> impl Iterator<Item = &SynthesizedFinding> {
+        self.findings
+            .iter()
+            .filter(|f| !f.suppressed && f.identity.as_ref().is_some_and(|i| i.new))
     }
 
     pub fn suppressed(&self) -> impl Iterator<Item = &SynthesizedFinding> {

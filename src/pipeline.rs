@@ -1,10 +1,11 @@
 //! The pure middle of the pipeline, shared by the action, `run`, `render` and `demo`:
 //! adapters -> consensus -> synthesis -> gate, giving one `Outcome`.
 
-use crate::adapters::{self, ExtractOptions, SourceConfig};
+use crate::adapters::{self, BotSelection, ExtractOptions};
 use crate::api::PrSnapshot;
 use crate::consensus::{self, ConsensusOptions};
 use crate::gate;
+use crate::identity::{self, IdentityInput};
 use crate::model::{Coverage, FailOn, NormalizedFinding, Outcome, SourceState, SourceStatus};
 use crate::synthesis::{self, SynthesisOptions};
 
@@ -62,19 +63,23 @@ pub struct AnalysisOptions {
     pub consensus: ConsensusOptions,
     pub synthesis: SynthesisOptions,
     pub fail_on: FailOn,
+    /// The last run's state, the commenters' permissions and today (from the edge).
+    pub identity: IdentityInput,
 }
 
 /// Run adapters (when there is a PR snapshot), add extra sources, then the engine and gate.
+/// `bots` is resolved on the snapshot (`adapters::extract_selected`), so the action and
+/// `render` on its saved folder read the same sources.
 pub fn analyze(
     snapshot: Option<&PrSnapshot>,
-    sources: &[SourceConfig],
+    bots: &BotSelection,
     extra: Vec<ExtraSource>,
     options: &AnalysisOptions,
 ) -> Outcome {
     let mut findings = Vec::new();
     let mut statuses = Vec::new();
     if let Some(snapshot) = snapshot {
-        let extraction = adapters::extract(snapshot, sources, &options.extract);
+        let extraction = adapters::extract_selected(snapshot, bots, &options.extract);
         findings.extend(extraction.findings);
         statuses.extend(extraction.sources);
     }
@@ -98,7 +103,8 @@ pub fn analyze(
     };
     // `findings` is not needed afterwards: the clusters take the findings, no copies.
     let clusters = consensus::consensus_owned(findings, &consensus_options);
-    let synthesized = synthesis::synthesize(clusters, &synthesis_options);
+    let mut synthesized = synthesis::synthesize(clusters, &synthesis_options);
+    let identity = identity::track(&mut synthesized, &statuses, snapshot, &options.identity);
     let gate = gate::decide(&synthesized, options.fail_on);
 
     Outcome {
@@ -112,6 +118,7 @@ pub fn analyze(
         findings: synthesized,
         fail_on: options.fail_on,
         gate,
+        identity,
     }
 }
 
@@ -178,7 +185,7 @@ mod tests {
         );
         let outcome = analyze(
             None,
-            &[],
+            &BotSelection::default(),
             vec![python, js, reviewer],
             &AnalysisOptions::default(),
         );
@@ -205,7 +212,12 @@ mod tests {
             ExtraSource::ok("beta", Vec::new()),
             ExtraSource::ok("gamma", Vec::new()),
         ];
-        let outcome = analyze(None, &[], extra, &AnalysisOptions::default());
+        let outcome = analyze(
+            None,
+            &BotSelection::default(),
+            extra,
+            &AnalysisOptions::default(),
+        );
         assert_eq!(outcome.findings.len(), 1);
         assert!(outcome.findings[0].suppressed);
 
@@ -214,7 +226,12 @@ mod tests {
             "alpha",
             vec![finding("alpha", "n", Severity::Low, "style")],
         )];
-        let outcome = analyze(None, &[], alone, &AnalysisOptions::default());
+        let outcome = analyze(
+            None,
+            &BotSelection::default(),
+            alone,
+            &AnalysisOptions::default(),
+        );
         assert!(!outcome.findings[0].suppressed);
     }
 }

@@ -5,7 +5,7 @@
 //!
 //! Layout: `bots/` holds one file per bot and the registry (`bots/mod.rs`), `read/` the
 //! readers they share, `sarif.rs` SARIF files as extra sources. Adding a bot: one file in
-//! `bots/`, one line in its registry, a fixture test (docs/adapters.md).
+//! `bots/`, its registry entry in `bots/mod.rs`, a fixture test (docs/adapters.md).
 
 mod bots;
 #[cfg(test)]
@@ -19,17 +19,17 @@ pub use read::common::{
 };
 pub use read::{markdown, taxonomy};
 
-/// `my-bot[bot]` -> `my-bot`: the name a login's findings and status carry.
-pub(crate) fn bot_name(login: &str) -> String {
-    let login = login.trim();
-    login.strip_suffix("[bot]").unwrap_or(login).to_owned()
-}
-
 use std::borrow::Cow;
 
 use crate::api::PrSnapshot;
 use crate::model::{Category, Coverage, Dispute, NormalizedFinding, SourceState, SourceStatus};
 use read::threads::ThreadIndex;
+
+/// `my-bot[bot]` -> `my-bot`: the name a login's findings and status carry.
+pub(crate) fn bot_name(login: &str) -> String {
+    let login = login.trim();
+    login.strip_suffix("[bot]").unwrap_or(login).to_owned()
+}
 
 /// One configured bot source: which adapter reads it and under which logins.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -98,6 +98,11 @@ pub trait Adapter: Sync {
     fn source_per_login(&self) -> bool {
         false
     }
+    /// The service has shut down (Korbit): its old comments are read only when `bots`
+    /// lists it, never by default.
+    fn retired(&self) -> bool {
+        false
+    }
     /// Read the bot's objects of one PR. `logins` is never empty (defaults filled in).
     fn parse(&self, snapshot: &PrSnapshot, logins: &[String]) -> AdapterOutput;
 }
@@ -118,17 +123,104 @@ pub struct Extraction {
     pub sources: Vec<SourceStatus>,
 }
 
-/// Every built-in adapter with its default logins (the `bots` input's default). Adapters
-/// without default logins (`generic`) only run when mapped to a login.
+/// Every built-in adapter the `bots` default considers, with its default logins: all but
+/// the retired ones and those without default logins (`generic` runs only when mapped to a
+/// login). The default then keeps those that posted on the PR (`BotSelection::Posted`).
 pub fn default_sources() -> Vec<SourceConfig> {
     bots::REGISTRY
         .iter()
-        .filter(|a| !a.default_logins().is_empty())
+        .filter(|a| !a.default_logins().is_empty() && !a.retired())
         .map(|a| SourceConfig {
             adapter: a.id().to_owned(),
             logins: Vec::new(),
         })
         .collect()
+}
+
+/// The `bots` input: which sources to read. The action and `render` resolve it the same
+/// way, on the PR snapshot (`extract_selected`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BotSelection {
+    /// `bots` unset: the built-in bots (`default_sources`) that posted on the PR, on any
+    /// surface read (an inline comment, review, issue comment or code-scanning analysis
+    /// that counts as a review, a notice or a finding, or an object that could not be
+    /// read), plus `also`: ids listed even when silent (the `required-bots`), so that only
+    /// those are ever shown as absent.
+    Posted { also: Vec<String> },
+    /// `bots` set: exactly these sources; a silent one is listed as absent.
+    Listed(Vec<SourceConfig>),
+}
+
+impl Default for BotSelection {
+    fn default() -> Self {
+        BotSelection::Posted { also: Vec::new() }
+    }
+}
+
+impl BotSelection {
+    /// The default plus `ids`, which are read and listed even when they did not post.
+    pub fn posted_plus<I, S>(ids: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        BotSelection::Posted {
+            also: ids.into_iter().map(Into::into).collect(),
+        }
+    }
+
+    /// Add `ids` to the sources that are always listed (`Posted`), or to the list itself
+    /// (`Listed`, with their default logins) when they are not in it yet.
+    pub fn require<S: AsRef<str>>(&mut self, ids: &[S]) {
+        for id in ids.iter().map(AsRef::as_ref) {
+            match self {
+                BotSelection::Posted { also } if !also.iter().any(|a| a == id) => {
+                    also.push(id.to_owned());
+                }
+                BotSelection::Listed(sources) if !sources.iter().any(|s| s.adapter == id) => {
+                    sources.push(SourceConfig {
+                        adapter: id.to_owned(),
+                        logins: Vec::new(),
+                    });
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// Run the selected adapters over one PR. `Posted` runs every candidate and keeps the
+/// sources that posted something (or are in `also`): the others are left out, not shown
+/// as absent.
+pub fn extract_selected(
+    snapshot: &PrSnapshot,
+    selection: &BotSelection,
+    options: &ExtractOptions,
+) -> Extraction {
+    let also = match selection {
+        BotSelection::Listed(sources) => return extract(snapshot, sources, options),
+        BotSelection::Posted { also } => also,
+    };
+    let wanted = |id: &str| also.iter().any(|a| a == id);
+    let mut sources: Vec<SourceConfig> = bots::REGISTRY
+        .iter()
+        .filter(|a| (!a.default_logins().is_empty() && !a.retired()) || wanted(a.id()))
+        .map(|a| SourceConfig {
+            adapter: a.id().to_owned(),
+            logins: Vec::new(),
+        })
+        .collect();
+    sources.extend(
+        also.iter()
+            .filter(|id| !is_known(id))
+            .map(|id| SourceConfig {
+                adapter: id.clone(),
+                logins: Vec::new(),
+            }),
+    );
+    run_sources(snapshot, &sources, options, |source, posted| {
+        posted || wanted(&source.adapter)
+    })
 }
 
 /// Whether `id` names a built-in adapter (for validating the `bots` input).
@@ -163,6 +255,17 @@ pub fn extract(
     snapshot: &PrSnapshot,
     sources: &[SourceConfig],
     options: &ExtractOptions,
+) -> Extraction {
+    run_sources(snapshot, sources, options, |_, _| true)
+}
+
+/// `extract`, keeping a source only when `keep(source, posted)`: `posted` = the bot left
+/// something on the PR that counts (a review or notice, a finding, an unreadable object).
+fn run_sources(
+    snapshot: &PrSnapshot,
+    sources: &[SourceConfig],
+    options: &ExtractOptions,
+    keep: impl Fn(&SourceConfig, bool) -> bool,
 ) -> Extraction {
     let snapshot = &*without_own_sticky(snapshot);
     let threads = ThreadIndex::new(snapshot);
@@ -208,6 +311,13 @@ pub fn extract(
                 surfaces: adapter.owned_surfaces(),
             };
             let (kept, status) = finish_source(&name, output, snapshot, &threads, &owner, options);
+            // Left something that counts: a review, a notice, a finding or an unreadable
+            // object (chit-chat alone, such as a reply, leaves the bot absent).
+            let posted =
+                status.coverage != Coverage::Absent || status.findings > 0 || status.skipped > 0;
+            if !keep(source, posted) {
+                continue;
+            }
             findings.extend(kept);
             statuses.push(status);
         }
@@ -487,6 +597,84 @@ mod tests {
         assert_eq!((cr.findings, cr.coverage), (0, Coverage::Absent), "{cr:?}");
         assert!(cr.notes.is_empty(), "{cr:?}");
         assert_eq!(x.sources[1].findings, 1);
+    }
+
+    fn comment_by(login: &str, id: u64, body: &str, reply: Option<u64>) -> ReviewComment {
+        ReviewComment {
+            id,
+            in_reply_to_id: reply,
+            user: bot(login),
+            body: body.into(),
+            path: Some("a.py".into()),
+            line: Some(3),
+            ..ReviewComment::default()
+        }
+    }
+
+    fn names(x: &Extraction) -> Vec<&str> {
+        x.sources.iter().map(|s| s.bot.as_str()).collect()
+    }
+
+    #[test]
+    fn by_default_only_the_bots_that_posted_are_sources() {
+        let mut snapshot = PrSnapshot::default();
+        snapshot.review_comments.push(comment_by(
+            "sourcery-ai[bot]",
+            6,
+            "**issue (bug_risk):** Off by one.",
+            None,
+        ));
+        // A reply alone (chit-chat) is not a review: CodeRabbit stays out.
+        snapshot
+            .review_comments
+            .push(comment_by("coderabbitai[bot]", 7, "Thanks!", Some(6)));
+        // An object that could not be read is kept, so that it is reported.
+        snapshot.unreadable.push(Unreadable {
+            surface: "reviews".into(),
+            id: Some(8),
+            login: Some("gemini-code-assist[bot]".into()),
+            reason: "invalid type".into(),
+        });
+        // Korbit is retired: read only when asked for.
+        snapshot.review_comments.push(comment_by(
+            "korbit-ai[bot]",
+            9,
+            "**Typo in the log line.**",
+            None,
+        ));
+        let options = ExtractOptions::default();
+        let x = extract_selected(&snapshot, &BotSelection::default(), &options);
+        assert_eq!(names(&x), ["sourcery", "gemini"]);
+        assert_eq!(x.sources[1].status, SourceState::Malformed);
+
+        // Required ids are listed even when silent; retired ones are read when required.
+        let required = BotSelection::posted_plus(["copilot", "korbit"]);
+        let x = extract_selected(&snapshot, &required, &options);
+        assert_eq!(names(&x), ["sourcery", "copilot", "gemini", "korbit"]);
+        assert_eq!(x.sources[1].coverage, Coverage::Absent);
+        assert_eq!(x.findings.len(), 2);
+
+        // An explicit list keeps its meaning: every listed source, silent ones absent.
+        let listed = BotSelection::Listed(vec![source("coderabbit"), source("qodo")]);
+        let x = extract_selected(&snapshot, &listed, &options);
+        assert_eq!(names(&x), ["coderabbit", "qodo"]);
+        assert!(x.sources.iter().all(|s| s.coverage == Coverage::Absent));
+    }
+
+    #[test]
+    fn required_ids_extend_either_selection() {
+        let mut selection = BotSelection::default();
+        selection.require(&["copilot", "copilot", "sourcery"]);
+        assert_eq!(
+            selection,
+            BotSelection::posted_plus(["copilot", "sourcery"])
+        );
+        let mut listed = BotSelection::Listed(vec![source("copilot")]);
+        listed.require(&["copilot", "codex"]);
+        assert_eq!(
+            listed,
+            BotSelection::Listed(vec![source("copilot"), source("codex")])
+        );
     }
 
     #[test]

@@ -9,7 +9,7 @@ use secrecy::SecretString;
 use serde::Deserialize;
 
 use super::{Config, ConfigError};
-use crate::adapters::{self, SourceConfig};
+use crate::adapters::{self, BotSelection, SourceConfig};
 use crate::consensus::Matching;
 use crate::model::FailOn;
 
@@ -157,15 +157,16 @@ fn split_list(text: &str) -> impl Iterator<Item = &str> {
 }
 
 /// `bots`: adapter ids, each optionally `id=login` to read another login. Repeated ids
-/// merge; a bare id adds the adapter's default logins.
-pub(super) fn parse_bots(text: Option<&str>) -> Result<Vec<SourceConfig>, ConfigError> {
+/// merge; a bare id reads the adapter's default logins (besides any `id=login` of it).
+/// Unset or empty: the built-in bots that posted on the PR (`BotSelection::Posted`).
+pub(super) fn parse_bots(text: Option<&str>) -> Result<BotSelection, ConfigError> {
     let Some(text) = text else {
-        return Ok(adapters::default_sources());
+        return Ok(BotSelection::default());
     };
     let known = || {
-        adapters::default_sources()
-            .into_iter()
-            .map(|s| s.adapter)
+        adapters::registry()
+            .iter()
+            .map(|a| a.id())
             .collect::<Vec<_>>()
             .join(", ")
     };
@@ -175,7 +176,7 @@ pub(super) fn parse_bots(text: Option<&str>) -> Result<Vec<SourceConfig>, Config
             Some((id, login)) => (id.trim(), Some(login.trim())),
             None => (item, None),
         };
-        if !adapters::is_known(id) {
+        let Some(adapter) = adapters::registry().iter().find(|a| a.id() == id) else {
             return Err(error(
                 "bots",
                 format!(
@@ -183,7 +184,7 @@ pub(super) fn parse_bots(text: Option<&str>) -> Result<Vec<SourceConfig>, Config
                     known()
                 ),
             ));
-        }
+        };
         let logins: Vec<String> = match login {
             Some("") => {
                 return Err(error(
@@ -192,11 +193,11 @@ pub(super) fn parse_bots(text: Option<&str>) -> Result<Vec<SourceConfig>, Config
                 ))
             }
             Some(login) => vec![login.to_owned()],
-            None => adapters::default_sources()
-                .into_iter()
-                .find(|s| s.adapter == id)
-                .map(|s| s.logins)
-                .unwrap_or_default(),
+            None => adapter
+                .default_logins()
+                .iter()
+                .map(|l| (*l).to_owned())
+                .collect(),
         };
         match sources.iter_mut().find(|s| s.adapter == id) {
             Some(source) => {
@@ -213,9 +214,9 @@ pub(super) fn parse_bots(text: Option<&str>) -> Result<Vec<SourceConfig>, Config
         }
     }
     if sources.is_empty() {
-        return Ok(adapters::default_sources());
+        return Ok(BotSelection::default());
     }
-    Ok(sources)
+    Ok(BotSelection::Listed(sources))
 }
 
 pub(super) fn parse_fail_on(text: &str) -> Result<FailOn, ConfigError> {

@@ -12,7 +12,7 @@ use secrecy::SecretString;
 
 pub use inputs::INPUT_NAMES;
 
-use crate::adapters::{ExtractOptions, SourceConfig};
+use crate::adapters::{BotSelection, ExtractOptions};
 use crate::consensus::{ConsensusOptions, Matching};
 use crate::model::FailOn;
 use crate::pipeline::AnalysisOptions;
@@ -29,7 +29,8 @@ pub struct ConfigError {
 #[derive(Debug, Clone)]
 pub struct Config {
     pub token: Option<SecretString>,
-    pub sources: Vec<SourceConfig>,
+    /// `bots`: unset = the built-in bots that posted on the PR (resolved on the snapshot).
+    pub sources: BotSelection,
     /// `None`: derived from the sources that reviewed the PR.
     pub bots_ran: Option<usize>,
     pub fail_on: FailOn,

@@ -10,6 +10,7 @@
 pub mod checks;
 pub mod comment;
 pub mod fetch;
+pub mod permissions;
 pub mod retry;
 pub mod threads;
 

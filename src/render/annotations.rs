@@ -216,6 +216,7 @@ mod tests {
             rank_score: 27,
             suppressed: false,
             suppression_reason: None,
+            identity: None,
         }
     }
 
@@ -229,6 +230,7 @@ mod tests {
             findings,
             fail_on: FailOn::Confirmed,
             gate: Gate::Fail,
+            identity: Default::default(),
         }
     }
 

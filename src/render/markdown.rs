@@ -9,6 +9,7 @@ use crate::model::{
     SynthesizedFinding,
 };
 use crate::render::escape::{encode_path, escape_inline, escape_url};
+use crate::render::identity;
 
 /// The marker every sticky comment's first line carries.
 pub const MARKER: &str = "<!-- review-bot-ack -->";
@@ -84,6 +85,7 @@ fn render_head(outcome: &Outcome, options: &RenderOptions) -> String {
             "## ✅ review-consensus: gate passed\n\nNo surfaced finding at or above `{fail_on}`."
         ),
     };
+    out.push_str(&identity::changes(outcome));
     let _ = writeln!(
         out,
         "\n| Confirmed | Needs verification | Unverified | Suppressed |\n|---:|---:|---:|---:|\n\
@@ -250,7 +252,8 @@ fn render_finding(
 ) -> String {
     let c = &finding.consensus;
     let mut out = format!(
-        "- **{}** · {} · {} · {}\n  by {} · rank {}/27 · confidence {}\n",
+        "- {}**{}** · {} · {} · {}\n  by {} · rank {}/27 · confidence {}\n",
+        identity::badge(finding),
         c.severity,
         escape_inline(&c.title),
         render_locus(finding, outcome, options),
@@ -342,6 +345,9 @@ struct Sections {
     /// Confirmed, needs-verification, unverified, suppressed: rendered items.
     items: [Vec<String>; 4],
     suppressed_summary: String,
+    /// Acknowledged findings (before the suppressed ones), commands not followed (after).
+    acknowledged: String,
+    commands: String,
 }
 
 const SECTION_NAMES: [&str; 4] = [
@@ -373,6 +379,7 @@ impl Sections {
                 out.push_str("\n</details>\n");
             }
         }
+        out.push_str(&self.acknowledged);
         if !self.items[3].is_empty() {
             let _ = writeln!(
                 out,
@@ -386,6 +393,7 @@ impl Sections {
             }
             out.push_str("\n</details>\n");
         }
+        out.push_str(&self.commands);
         let cut: Vec<String> = (0..4)
             .filter(|&i| keep[i] < self.items[i].len())
             .map(|i| format!("{} {}", self.items[i].len() - keep[i], SECTION_NAMES[i]))
@@ -440,16 +448,31 @@ pub fn render_comment(outcome: &Outcome, options: &RenderOptions) -> String {
         head: render_head(outcome, options),
         items,
         suppressed_summary,
+        acknowledged: identity::acknowledged(outcome, &|f| render_finding(f, outcome, options)),
+        commands: identity::commands(outcome),
+    };
+    // The state block goes last and always whole: the findings make room for it.
+    let state = identity::state_block(outcome);
+    let with_state = |body: String| {
+        if state.is_empty() {
+            body
+        } else {
+            format!("{body}\n{state}\n")
+        }
+    };
+    let budget = match state.chars().count() {
+        0 => options.max_chars,
+        n => options.max_chars.saturating_sub(n + 2),
     };
 
     let lens = sections.items.each_ref().map(Vec::len);
     let total: usize = lens.iter().sum();
     let fits = |cut: usize| {
         let body = sections.assemble(keep_after_cutting(lens, cut), options.max_chars);
-        (body.chars().count() <= options.max_chars).then_some(body)
+        (body.chars().count() <= budget).then_some(body)
     };
     if let Some(body) = fits(0) {
-        return body;
+        return with_state(body);
     }
     // The fewest cuts that fit: more cuts never make the body longer once the cut line shows.
     let (mut low, mut high) = (1, total);
@@ -462,13 +485,17 @@ pub fn render_comment(outcome: &Outcome, options: &RenderOptions) -> String {
         }
     }
     match fits(low) {
-        Some(body) => body,
-        // Even the head alone is over budget: cut at a character boundary.
-        None => sections
-            .assemble(keep_after_cutting(lens, total), options.max_chars)
-            .chars()
-            .take(options.max_chars)
-            .collect(),
+        Some(body) => with_state(body),
+        // Even the head alone is over budget: cut at a character boundary (the state block
+        // too, when even it does not fit: a cut block reads back as malformed, never wrong).
+        None => {
+            let head: String = sections
+                .assemble(keep_after_cutting(lens, total), options.max_chars)
+                .chars()
+                .take(budget)
+                .collect();
+            with_state(head).chars().take(options.max_chars).collect()
+        }
     }
 }
 

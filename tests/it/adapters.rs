@@ -700,6 +700,12 @@ mod never_panics {
                 "rate limited by coderabbit.ai", "Sorry @x, this account has used its review budget",
                 "<!-- review-bot-ack -->", "Also applies to: 1-2, 5", "![high](https://x/high-priority.svg)",
                 "| a | b |\n|---|---|\n", "<table><tr><td>", "    indented code\n", "- item\n", "1. ",
+                "## Assessment against linked issues\n\n", "| Objective | Addressed | Explanation |\n|---|---|---|\n", "| x (#1) | ❌ | y |\n",
+                "| Issue | Objective | Addressed |\n", "✅ Addressed in commit abc1234", "✅ Confirmed as addressed by @x",
+                "<!-- ccr-overview-v2 -->\n", "### 🟡 Changes recommended\n", "**Findings:** 2 ", "<summary><strong>Open (1)</strong></summary>",
+                "<summary><strong>Previously missed (1)</strong></summary>", "<summary><strong>Resolved since last review (1)</strong></summary>",
+                "(#discussion_r42)", "<img alt=\"High severity\" src=\"x/copilot-code-review/high-v2-light.png\">", "`app/x.py:7`",
+                "<h2>Greptile Overview</h2>", "Last reviewed commit: [x](https://x/commit/c0ffee0)",
             ]).prop_map(str::to_owned),
         ]
     }
@@ -923,4 +929,82 @@ mod never_panics {
             );
         }
     }
+}
+
+/// A ❌ linked-issue objective is a PR-level finding the comment shows: it carries its
+/// issue and explanation as evidence, so it is not suppressed as evidence-free, and it is
+/// located "PR-wide".
+#[test]
+fn unmet_linked_issue_objectives_reach_the_comment() {
+    use review_consensus::adapters::BotSelection;
+    use review_consensus::api::{IssueComment, ReviewComment, User};
+    use review_consensus::pipeline::{analyze, AnalysisOptions};
+    use review_consensus::render::{render_comment, RenderOptions};
+
+    let bot = |login: &str| {
+        Some(User {
+            login: login.to_owned(),
+            id: 1,
+            kind: "Bot".to_owned(),
+        })
+    };
+    let walkthrough = "<!-- This is an auto-generated comment: summarize by coderabbit.ai -->\n\n\
+## Walkthrough\n\nAdds partial refunds.\n\n## Assessment against linked issues\n\n\
+| Objective | Addressed | Explanation |\n|---|---|---|\n\
+| Refund partial captures (#42) | ✅ |  |\n\
+| Email the customer on refund (#42) | ❌ | No notification is sent anywhere in the refund flow. |\n\
+| Log refunds for audit (#43) | ❌ |  |\n";
+    let mut snapshot = PrSnapshot {
+        repository: "acme/payments-api".to_owned(),
+        ..PrSnapshot::default()
+    };
+    snapshot.pull.head.sha = "c0ffee0000000000000000000000000000000001".to_owned();
+    snapshot.issue_comments.push(IssueComment {
+        id: 70,
+        user: bot("coderabbitai[bot]"),
+        body: Some(walkthrough.to_owned()),
+        ..IssueComment::default()
+    });
+    snapshot.review_comments.push(ReviewComment {
+        id: 71,
+        user: bot("sourcery-ai[bot]"),
+        body: "**issue (bug_risk):** Off by one in the page size.".to_owned(),
+        path: Some("app/api/refunds.py".to_owned()),
+        line: Some(3),
+        commit_id: Some(snapshot.pull.head.sha.clone()),
+        ..ReviewComment::default()
+    });
+    let outcome = analyze(
+        Some(&snapshot),
+        &BotSelection::default(),
+        Vec::new(),
+        &AnalysisOptions::default(),
+    );
+    let linked: Vec<_> = outcome
+        .findings
+        .iter()
+        .filter(|f| {
+            f.consensus
+                .title
+                .starts_with("Linked-issue objective not met")
+        })
+        .collect();
+    assert_eq!(linked.len(), 2, "{:?}", outcome.findings);
+    for f in &linked {
+        assert!(f.consensus.file.is_empty());
+        assert_eq!(f.consensus.category, "other");
+        assert!(!f.suppressed, "{:?}", f.suppression_reason);
+    }
+    let comment = render_comment(&outcome, &RenderOptions::default());
+    assert!(
+        comment.contains(
+            "Linked-issue objective not met: Email the customer on refund (#42) · PR-wide"
+        ),
+        "{comment}"
+    );
+    assert!(comment.contains("Log refunds for audit"), "{comment}");
+    assert!(
+        !comment.contains("Refund partial captures"),
+        "a met objective is not a finding"
+    );
 }

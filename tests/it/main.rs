@@ -14,5 +14,6 @@ mod cli;
 mod config;
 mod engine;
 mod fetch;
+mod identity;
 mod outputs;
 mod sticky;

@@ -11,7 +11,13 @@ use crate::api::PrSnapshot;
 use crate::model::Severity;
 
 /// Notices that mean Codex did not review.
-const DECLINED: &[&str] = &["usage limit", "codex couldn't", "unable to review"];
+const DECLINED: &[&str] = &[
+    "usage limit",
+    "codex couldn't",
+    "unable to review",
+    "create a codex account",
+    "create an environment",
+];
 
 pub struct Codex;
 

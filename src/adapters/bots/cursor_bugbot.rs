@@ -73,6 +73,7 @@ impl Adapter for CursorBugbot {
                     &explanation,
                 );
                 if let Some(id) = bug.bug_id {
+                    finding.stable_id = Some(id.clone());
                     finding.finding_id = id;
                 }
                 outdated.insert(comment.id, anchor.outdated);

@@ -57,7 +57,7 @@ impl Adapter for GhAdvancedSecurity {
             if !identity.matches(comment.user.as_ref()) || comment.in_reply_to_id.is_some() {
                 continue;
             }
-            activity.reviewed(comment.commit_id.as_deref());
+            activity.reviewed(comment.reviewed_commit());
             let number = alert_number(&comment.body);
             let alert = match (&alerts, number) {
                 (Some(alerts), Some(n)) => match alerts.get(&n) {
@@ -261,6 +261,8 @@ fn comment_finding(
     };
     let (category, source) = category_for(native, &anchor.file, &title, &message);
     let mut finding = NormalizedFinding::new(ID, id, severity, category.as_str(), title);
+    // The alert number, when the comment names one, is stable across pushes.
+    finding.stable_id = Some(finding.finding_id.clone()).filter(|id| id.starts_with("alert-"));
     finding.evidence.file = anchor.file.clone();
     finding.evidence.line = anchor.line;
     finding.evidence.end_line = anchor.end_line;
@@ -296,6 +298,7 @@ fn alert_finding(alert: &CodeScanningAlert) -> Result<NormalizedFinding, String>
         category.as_str(),
         title,
     );
+    finding.stable_id = Some(finding.finding_id.clone());
     let start = instance.location.start_line;
     let end = instance.location.end_line.or(start);
     finding.evidence.file = path;

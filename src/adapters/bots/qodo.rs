@@ -25,6 +25,7 @@ const DECLINED: &[&str] = &[
     "limit reached",
     "reached the limit",
     "review was skipped",
+    "reviews are paused",
 ];
 
 pub struct Qodo;

@@ -197,10 +197,11 @@ impl Activity {
     }
 
     /// The bot reviewed `commit` (a review, an inline comment, an analysis). An unknown
-    /// commit or unknown head counts as the head.
+    /// commit or unknown head counts as the head, and so does an abbreviated SHA (at least 7
+    /// characters) of the head: bots name commits by short SHA in their bodies.
     pub fn reviewed(&mut self, commit: Option<&str>) {
         match commit {
-            Some(c) if !self.head.is_empty() && !c.is_empty() && c != self.head => {
+            Some(c) if !self.head.is_empty() && !c.is_empty() && !is_sha_of(c, &self.head) => {
                 self.reviewed_older = true;
             }
             _ => self.reviewed_head = true,
@@ -224,6 +225,11 @@ impl Activity {
             Coverage::Absent
         }
     }
+}
+
+/// `commit` names `full`: the same SHA, or an abbreviation of it (7+ characters).
+fn is_sha_of(commit: &str, full: &str) -> bool {
+    commit == full || (commit.len() >= 7 && full.len() > commit.len() && full.starts_with(commit))
 }
 
 #[cfg(test)]
@@ -294,6 +300,13 @@ mod tests {
         assert_eq!(a.coverage(), Coverage::Stale);
         a.reviewed(Some("head"));
         assert_eq!(a.coverage(), Coverage::Reviewed);
+
+        let full = "3f3f028a9c1d2e4b5a6978877665544332211000";
+        let mut a = Activity::new(full);
+        a.reviewed(Some("3f3f02"));
+        assert_eq!(a.coverage(), Coverage::Stale, "6 characters name nothing");
+        a.reviewed(Some("3f3f028"));
+        assert_eq!(a.coverage(), Coverage::Reviewed, "a short SHA of the head");
     }
 
     #[test]

@@ -61,6 +61,7 @@ fn outcome_of(
         gate: gate::decide(&findings, fail_on),
         findings,
         fail_on,
+        identity: Default::default(),
     }
 }
 

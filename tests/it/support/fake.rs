@@ -1,7 +1,8 @@
 //! A fake GitHub on 127.0.0.1 (wiremock): serves one PR's saved API JSON over REST (every
 //! list paged with `Link` headers) and GraphQL (review threads, viewer), accepts sticky
-//! comment and check-run writes with state (a second run edits in place), logs every request
-//! and answers anything else with a loud 500. Shared by the integration tests and by
+//! comment and check-run writes with state (a second run edits in place), answers the
+//! collaborator-permission lookups it was given (404 for anyone else, as for a
+//! non-collaborator), logs every request and answers anything else with a loud 500. Shared by the integration tests and by
 //! `examples/fake_github.rs` / `examples/action_bench.rs` (included there with `#[path]`).
 
 use std::fs::File;
@@ -143,6 +144,8 @@ pub struct FakeBuilder {
     faults: Vec<(String, String, ResponseTemplate, u64)>,
     log_file: Option<PathBuf>,
     port: u16,
+    /// `login -> (permission, role_name)` for the collaborator-permission endpoint.
+    permissions: Vec<(String, String, String)>,
 }
 
 impl FakeBuilder {
@@ -159,7 +162,19 @@ impl FakeBuilder {
             faults: Vec::new(),
             log_file: None,
             port: 0,
+            permissions: Vec::new(),
         }
+    }
+
+    /// `GET /repos/{o}/{r}/collaborators/{login}/permission` answers GitHub's shape with
+    /// this `permission` (`admin`, `write`, `read`, `none`) and `role_name`.
+    pub fn permission(mut self, login: &str, permission: &str, role_name: &str) -> Self {
+        self.permissions.push((
+            login.to_owned(),
+            permission.to_owned(),
+            role_name.to_owned(),
+        ));
+        self
     }
 
     /// GHES layout: REST under `/api/v3`, GraphQL at `/api/graphql`.
@@ -257,6 +272,7 @@ impl FakeBuilder {
             page_size: self.page_size,
             thread_page_size: self.thread_page_size,
             threads_fail: self.threads_fail,
+            permissions: self.permissions,
         });
         let route = |kind: Kind| Route {
             ctx: ctx.clone(),
@@ -316,6 +332,12 @@ impl FakeBuilder {
                 .mount(&server)
                 .await;
         }
+        let permission_re = format!("^{}/collaborators/[^/]+/permission$", regex_escape(&repo));
+        Mock::given(method("GET"))
+            .and(path_regex(permission_re.as_str()))
+            .respond_with(route(Kind::Permission))
+            .mount(&server)
+            .await;
         let comment_re = format!("^{}/issues/comments/[0-9]+$", regex_escape(&repo));
         let check_re = format!("^{}/check-runs/[0-9]+$", regex_escape(&repo));
         for (m, re, kind) in [
@@ -397,6 +419,7 @@ struct Ctx {
     page_size: usize,
     thread_page_size: usize,
     threads_fail: bool,
+    permissions: Vec<(String, String, String)>,
 }
 
 #[derive(Clone, Copy)]
@@ -416,6 +439,7 @@ enum Kind {
     CreateCheck,
     UpdateCheck,
     GraphQl,
+    Permission,
     Fixed(ResponseTemplate),
     Unexpected,
 }
@@ -491,6 +515,7 @@ impl Respond for Route {
                 }
             }
             Kind::GraphQl => self.graphql(request),
+            Kind::Permission => self.permission(request),
         }
     }
 }
@@ -586,6 +611,25 @@ impl Route {
             }
             (None, _) => not_found(),
             (_, None) => ResponseTemplate::new(422).set_body_json(json!({"message": "no body"})),
+        }
+    }
+
+    /// GitHub's `repository-collaborator-permission` shape (@octokit/openapi).
+    fn permission(&self, request: &Request) -> ResponseTemplate {
+        let segments: Vec<&str> = request.url.path().rsplit('/').collect();
+        let login = segments.get(1).copied().unwrap_or("");
+        match self
+            .ctx
+            .permissions
+            .iter()
+            .find(|(l, _, _)| l.eq_ignore_ascii_case(login))
+        {
+            Some((l, permission, role)) => ok(&json!({
+                "permission": permission,
+                "role_name": role,
+                "user": {"login": l, "id": 7, "type": "User", "site_admin": false},
+            })),
+            None => not_found(),
         }
     }
 
