@@ -14,8 +14,8 @@ pub mod read;
 pub mod sarif;
 
 pub use read::common::{
-    anchor, category_for, detail_after_title, detail_from, is_own_sticky, provenance, Activity,
-    Anchor, Identity, DETAIL_CHARS, TITLE_CHARS,
+    also_appears, anchor, category_for, detail_after_title, detail_from, is_own_sticky,
+    line_ranges, provenance, Activity, Anchor, Identity, DETAIL_CHARS, TITLE_CHARS,
 };
 pub use read::{markdown, taxonomy};
 

@@ -16,4 +16,5 @@ mod engine;
 mod fetch;
 mod identity;
 mod outputs;
+mod real;
 mod sticky;

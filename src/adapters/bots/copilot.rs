@@ -13,7 +13,8 @@ use crate::adapters::read::taxonomy::{self, NativeCategory};
 use crate::adapters::read::{inline, markdown};
 use crate::adapters::Anchor;
 use crate::adapters::{
-    category_for, detail_after_title, provenance, Activity, Adapter, AdapterOutput, Identity,
+    also_appears, category_for, detail_after_title, provenance, Activity, Adapter, AdapterOutput,
+    Identity,
 };
 use crate::api::{PrSnapshot, Review, ReviewComment};
 use crate::model::{NormalizedFinding, Provenance, Severity};
@@ -162,6 +163,7 @@ fn inline_finding(
     finding.evidence.file = anchor.file.clone();
     finding.evidence.line = anchor.line;
     finding.evidence.end_line = anchor.end_line;
+    finding.evidence.also = also_appears(&visible);
     let first_title = markdown::first_sentence(&first).to_owned();
     let trimmed = visible.trim_start();
     let unprefixed = trimmed.strip_prefix("[nitpick]").unwrap_or(trimmed);
