@@ -39,6 +39,9 @@ pub const STRONG_SIMILARITY: f64 = 0.5;
 const ALL_PAIRS_LIMIT: usize = 400;
 /// Shared terms a reason lists.
 const REASON_TERMS: usize = 5;
+/// Ranges a range is compared with in the sweep, nearest first: a flood of comments on one
+/// line must not make the pass quadratic, and a finding links to one finding per bot.
+const NEAR_CANDIDATES: usize = 64;
 
 /// Why a link was accepted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -190,7 +193,8 @@ fn candidate_pairs(
     ranges.sort_unstable();
     for (k, &(range, a)) in ranges.iter().enumerate() {
         let reach = range.end.saturating_add(NEAR_LINES);
-        for &(_, b) in ranges[k + 1..].iter().take_while(|(o, _)| o.start <= reach) {
+        let following = ranges[k + 1..].iter().take(NEAR_CANDIDATES);
+        for &(_, b) in following.take_while(|(o, _)| o.start <= reach) {
             if a != b {
                 pairs.push((a.min(b), a.max(b)));
             }

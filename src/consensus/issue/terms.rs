@@ -67,6 +67,9 @@ const STOP_WORDS: &[&str] = &[
     "will", "with", "within", "without", "would", "yet", "you", "your",
 ];
 
+/// Findings that may name a distinctive term: more, and it is common in this PR.
+const MAX_DISTINCTIVE_FINDINGS: usize = 16;
+
 /// Every finding's terms, weighted within the PR.
 pub(super) struct Corpus {
     /// Per term: its kind, how a reason shows it, its weight.
@@ -118,8 +121,12 @@ impl Corpus {
             .map(|(kind, &df)| (1.0 + count / f64::from(df.max(1))).ln() * kind.weight())
             .collect();
 
-        // Which bots name each code term (code terms only: the rule reads no others).
-        let mut distinctive = vec![true; kinds.len()];
+        // Which bots name each code term (code terms only: the rule reads no others). A
+        // term many findings name is not distinctive either, whoever names it.
+        let mut distinctive: Vec<bool> = document_frequency
+            .iter()
+            .map(|&df| df as usize <= MAX_DISTINCTIVE_FINDINGS)
+            .collect();
         let mut named: FastMap<(u32, u32), ()> = FastMap::default();
         for (&(start, end), &bot) in spans.iter().zip(bots) {
             for &term in &terms[start as usize..end as usize] {

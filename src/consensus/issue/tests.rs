@@ -340,3 +340,33 @@ fn rule_descriptions_state_the_constants() {
         .describe()
         .contains(&format!("within {FAR_LINES} lines")));
 }
+
+/// A flood of alike comments on one line (a bot gone wild, an attacker) stays linear and
+/// still keeps one finding per bot per cluster.
+#[test]
+fn a_flood_on_one_line_is_bounded() {
+    let findings: Vec<NormalizedFinding> = (0..20_000)
+        .map(|i| {
+            finding(
+                &format!("bot{}", i % 50),
+                &i.to_string(),
+                7,
+                "Unchecked `order_ref` reaches the query",
+                "The `order_ref` value is unsanitized.",
+            )
+        })
+        .collect();
+    let matched = assign_clusters(&findings);
+    let mut sizes = vec![0usize; matched.assignment.anchors.len()];
+    for &cluster in &matched.assignment.cluster_of {
+        sizes[cluster] += 1;
+    }
+    assert!(
+        sizes.iter().all(|&n| n <= 50),
+        "at most one finding per bot"
+    );
+    assert!(
+        sizes.iter().any(|&n| n > 1),
+        "alike findings of different bots still link"
+    );
+}
