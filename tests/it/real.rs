@@ -235,6 +235,7 @@ fn table(matching: Matching, rows: &[(String, Score)], pooled: &Score) -> String
 /// The product's promise on real PRs, with the default `issue` matching; `seed` matching is
 /// measured beside it for the README.
 #[test]
+#[allow(clippy::print_stdout)] // the figures are what this test reports
 fn real_prs_merge_what_bots_raised_together_and_nothing_else() {
     let (issue_rows, issue) = run(Matching::Issue);
     let (seed_rows, seed) = run(Matching::Seed);
