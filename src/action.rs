@@ -12,8 +12,10 @@ use crate::api::IssueComment;
 use crate::config::{Config, GitHubEnv, PrTarget};
 use crate::github::checks::{self, CheckRunSpec};
 use crate::github::comment::{self, StickyAction};
+use crate::github::fetch::{fetch_signals, Cost, SignalCache};
 use crate::github::permissions;
 use crate::github::threads::{self, Viewer};
+use crate::github::wait::{wait_for_bots, SystemClock};
 use crate::github::{fetch_snapshot, retry, GitHub, GitHubError, RetryPolicy};
 use crate::identity::{self, IdentityInput, Prior};
 use crate::model::{ConsensusLevel, Gate, Outcome};
@@ -55,6 +57,10 @@ pub async fn run(request: RunRequest<'_>) -> anyhow::Result<RunResult> {
         .with_retry(RetryPolicy::from_vars(var))
         .with_write_spacing(retry::write_spacing_from_vars(var));
 
+    if !config.wait_for_bots.is_zero() {
+        wait_step(&gh, config, &target, &console).await;
+    }
+
     console.group(&format!("Fetch {}#{}", target.full_name(), target.number));
     // Who we are is only needed to find our comment; asked beside the fetch, off the
     // critical path.
@@ -66,7 +72,7 @@ pub async fn run(request: RunRequest<'_>) -> anyhow::Result<RunResult> {
             None
         }
     });
-    let snapshot = snapshot.with_context(|| {
+    let mut snapshot = snapshot.with_context(|| {
         format!(
             "cannot read pull request {}#{}",
             target.full_name(),
@@ -75,6 +81,24 @@ pub async fn run(request: RunRequest<'_>) -> anyhow::Result<RunResult> {
     })?;
     if target.head_sha.as_deref().is_none_or(str::is_empty) {
         target.head_sha = Some(snapshot.head_sha().to_owned());
+    }
+    // Reactions, check runs, statuses: only those a configured bot that has not reviewed
+    // the head by its comments signals on.
+    let needs =
+        crate::adapters::needed_surfaces(&snapshot, &config.sources.active_sources(&snapshot));
+    if needs.any() {
+        let head = snapshot.head_sha().to_owned();
+        let mut cost = Cost::default();
+        snapshot.signals = fetch_signals(
+            &gh,
+            &target,
+            &head,
+            needs,
+            &mut SignalCache::default(),
+            &mut cost,
+        )
+        .await;
+        tracing::info!("completion signals read ({} requests)", cost.requests);
     }
     // The last run's state is in our own comment; who we are decides which one that is.
     let marker = render::markdown::marker(config.comment_header.as_deref());
@@ -147,6 +171,46 @@ pub async fn run(request: RunRequest<'_>) -> anyhow::Result<RunResult> {
         outcome,
         comment: markdown,
     })
+}
+
+/// `wait-for-bots`: poll until the configured bots are done for the head commit, logging who
+/// is pending. A failed poll or the budget running out is a warning: the fetch after it
+/// decides on what is there.
+async fn wait_step(gh: &GitHub, config: &Config, target: &PrTarget, console: &Console) {
+    let budget = config.wait_for_bots;
+    console.group(&format!(
+        "Wait up to {}s for the bots to finish the head commit",
+        budget.as_secs()
+    ));
+    let waited = wait_for_bots(gh, target, &config.sources, budget, &SystemClock, |line| {
+        console.line(line);
+        if !console.enabled {
+            tracing::info!("{line}");
+        }
+    })
+    .await;
+    console.endgroup();
+    match waited {
+        Ok(waited) if waited.timed_out => console.warning(&format!(
+            "wait-for-bots: {}s passed, deciding without {}",
+            budget.as_secs(),
+            if waited.pending.is_empty() {
+                "a quiet minute after the last bot activity".to_owned()
+            } else {
+                crate::wait::describe(&waited.pending)
+            }
+        )),
+        Ok(waited) => {
+            let requests: usize = waited.costs.iter().map(|c| c.requests).sum();
+            let not_modified: usize = waited.costs.iter().map(|c| c.not_modified).sum();
+            tracing::info!(
+                "waited {}s over {} polls: {requests} requests, {not_modified} of them 304",
+                waited.waited.as_secs(),
+                waited.polls
+            );
+        }
+        Err(err) => console.warning(&format!("wait-for-bots stopped: {err}")),
+    }
 }
 
 /// What the identity stage needs from GitHub: the state in our own sticky comment (none when
@@ -372,6 +436,7 @@ fn output_values(
         ("report", report.display().to_string()),
         ("acknowledged", outcome.acknowledged().count().to_string()),
         ("new", outcome.new_findings().count().to_string()),
+        ("not-reviewed", outcome.not_reviewed.join(",")),
     ]
 }
 
@@ -501,7 +566,8 @@ mod tests {
                 "comment-url",
                 "report",
                 "acknowledged",
-                "new"
+                "new",
+                "not-reviewed"
             ]
         );
         assert!(values.contains(&("comment-id", "7".to_owned())));

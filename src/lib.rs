@@ -21,3 +21,4 @@ pub mod pipeline;
 pub mod publish;
 pub mod render;
 pub mod synthesis;
+pub mod wait;

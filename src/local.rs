@@ -8,7 +8,9 @@ use std::path::{Path, PathBuf};
 use anyhow::{anyhow, bail, Context};
 use serde_json::Value;
 
-use crate::api::{self, CodeScanning, PrSnapshot, PullRequest, RepoRef, Unreadable};
+use crate::api::{
+    self, CodeScanning, PrSnapshot, PullRequest, RepoRef, Signals, Surface, Unreadable,
+};
 use crate::github::comment::find_ours;
 use crate::github::threads::Viewer;
 use crate::identity::{IdentityInput, Prior};
@@ -21,6 +23,10 @@ pub const REVIEWS: &str = "reviews.json";
 pub const ISSUE_COMMENTS: &str = "issue_comments.json";
 pub const CODE_SCANNING_ALERTS: &str = "code_scanning_alerts.json";
 pub const REVIEW_THREADS: &str = "review_threads.json";
+pub const REACTIONS: &str = "reactions.json";
+pub const CHECK_RUNS: &str = "check_runs.json";
+pub const STATUSES: &str = "statuses.json";
+pub const HEAD_COMMIT: &str = "head_commit.json";
 /// Who the saving run was (`{"login", "type"}`): whose sticky comment is "ours" offline.
 pub const VIEWER: &str = "viewer.json";
 
@@ -34,6 +40,20 @@ pub struct SnapshotTexts<'a> {
     pub issue_comments: &'a str,
     pub code_scanning_alerts: Option<&'a str>,
     pub review_threads: Option<&'a str>,
+    /// The completion-signal surfaces (docs/adapters.md), each optional.
+    pub signals: SignalTexts<'a>,
+}
+
+/// `reactions.json` (the PR's reactions), `check_runs.json` (the head's check runs: the
+/// endpoint's object or its `check_runs` array), `statuses.json` (the head's statuses,
+/// newest first) and `head_commit.json` (the head commit: `git/commits/{sha}` or its
+/// `pulls/{n}/commits` element, for its committer date).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SignalTexts<'a> {
+    pub reactions: Option<&'a str>,
+    pub check_runs: Option<&'a str>,
+    pub statuses: Option<&'a str>,
+    pub head_commit: Option<&'a str>,
 }
 
 /// Parse a saved PR. A bad element of a list is kept as `Unreadable`, not fatal; a file
@@ -62,6 +82,7 @@ pub fn snapshot_from_texts(texts: &SnapshotTexts<'_>) -> anyhow::Result<PrSnapsh
             })
         })
         .transpose()?;
+    let signals = signals_from_texts(&texts.signals, &mut unreadable)?;
     let repository = pull
         .base
         .repo
@@ -77,6 +98,52 @@ pub fn snapshot_from_texts(texts: &SnapshotTexts<'_>) -> anyhow::Result<PrSnapsh
         code_scanning,
         review_threads,
         unreadable,
+        signals,
+    })
+}
+
+fn signals_from_texts(
+    texts: &SignalTexts<'_>,
+    unreadable: &mut Vec<Unreadable>,
+) -> anyhow::Result<Signals> {
+    fn surface<T: serde::de::DeserializeOwned>(
+        file: &str,
+        text: Option<&str>,
+        unreadable: &mut Vec<Unreadable>,
+    ) -> anyhow::Result<Surface<T>> {
+        match text {
+            Some(text) => list(file, text, unreadable).map(Surface::Read),
+            // Absent: not fetched (no configured bot needed it), as when the run saved it.
+            None => Ok(Surface::default()),
+        }
+    }
+    // The check-runs endpoint answers an object; a saved folder may keep it whole.
+    let check_runs = match texts.check_runs {
+        Some(text) => match json(CHECK_RUNS, text)? {
+            Value::Object(mut object) => {
+                let runs = object.remove("check_runs").unwrap_or(Value::Null);
+                surface(CHECK_RUNS, Some(&runs.to_string()), unreadable)?
+            }
+            _ => surface(CHECK_RUNS, Some(text), unreadable)?,
+        },
+        None => surface(CHECK_RUNS, None, unreadable)?,
+    };
+    let head_committed_at = texts
+        .head_commit
+        .map(|text| json(HEAD_COMMIT, text))
+        .transpose()?
+        .and_then(|commit| {
+            commit
+                .pointer("/committer/date")
+                .or_else(|| commit.pointer("/commit/committer/date"))
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+        });
+    Ok(Signals {
+        reactions: surface(REACTIONS, texts.reactions, unreadable)?,
+        check_runs,
+        statuses: surface(STATUSES, texts.statuses, unreadable)?,
+        head_committed_at,
     })
 }
 
@@ -120,6 +187,8 @@ pub fn load_snapshot_dir(dir: &Path) -> anyhow::Result<PrSnapshot> {
         read(ISSUE_COMMENTS)?,
     );
     let (alerts, threads) = (optional(CODE_SCANNING_ALERTS)?, optional(REVIEW_THREADS)?);
+    let (reactions, check_runs) = (optional(REACTIONS)?, optional(CHECK_RUNS)?);
+    let (statuses, head_commit) = (optional(STATUSES)?, optional(HEAD_COMMIT)?);
     snapshot_from_texts(&SnapshotTexts {
         pull: &pull,
         review_comments: &review_comments,
@@ -127,6 +196,12 @@ pub fn load_snapshot_dir(dir: &Path) -> anyhow::Result<PrSnapshot> {
         issue_comments: &issue_comments,
         code_scanning_alerts: alerts.as_deref(),
         review_threads: threads.as_deref(),
+        signals: SignalTexts {
+            reactions: reactions.as_deref(),
+            check_runs: check_runs.as_deref(),
+            statuses: statuses.as_deref(),
+            head_commit: head_commit.as_deref(),
+        },
     })
     .with_context(|| format!("saved-API-JSON folder {}", dir.display()))
 }
@@ -164,6 +239,20 @@ pub fn save_snapshot_dir(snapshot: &PrSnapshot, dir: &Path) -> anyhow::Result<()
     }
     if let Some(threads) = &snapshot.review_threads {
         write(REVIEW_THREADS, serde_json::to_string_pretty(threads))?;
+    }
+    let signals = &snapshot.signals;
+    if let Surface::Read(reactions) = &signals.reactions {
+        write(REACTIONS, serde_json::to_string_pretty(reactions))?;
+    }
+    if let Surface::Read(runs) = &signals.check_runs {
+        write(CHECK_RUNS, serde_json::to_string_pretty(runs))?;
+    }
+    if let Surface::Read(statuses) = &signals.statuses {
+        write(STATUSES, serde_json::to_string_pretty(statuses))?;
+    }
+    if let Some(date) = &signals.head_committed_at {
+        let commit = serde_json::json!({"sha": snapshot.head_sha(), "committer": {"date": date}});
+        write(HEAD_COMMIT, serde_json::to_string_pretty(&commit))?;
     }
     Ok(())
 }

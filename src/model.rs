@@ -452,6 +452,10 @@ pub struct SourceStatus {
     pub bot: String,
     pub status: SourceState,
     pub coverage: Coverage,
+    /// What decided `coverage`: `review on head`, `reaction 👍 on the PR`,
+    /// `check run Cursor Bugbot: success on head`, `notice: quota`, `nothing posted`, ...
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub coverage_signal: String,
     /// Findings extracted (after resolved/outdated filtering).
     pub findings: usize,
     /// Comments that could not be read and were skipped.
@@ -471,6 +475,17 @@ pub enum FailOn {
     NeedsVerification,
     Unverified,
     Never,
+}
+
+impl Severity {
+    /// `fail-on-severity`'s values (info is never a floor).
+    pub const FLOORS: &'static str = "critical, high, medium, low or empty";
+
+    pub fn parse(text: &str) -> Option<Severity> {
+        Severity::ALL
+            .into_iter()
+            .find(|s| s.as_str() == text.trim())
+    }
 }
 
 impl FailOn {
@@ -534,6 +549,15 @@ pub struct Outcome {
     /// Every finding, surfaced ones first in rank order, then the suppressed.
     pub findings: Vec<SynthesizedFinding>,
     pub fail_on: FailOn,
+    /// `fail-on-severity`: surfaced findings at or above it also fail; `None`: off.
+    #[serde(default)]
+    pub fail_on_severity: Option<Severity>,
+    /// `required-bots` groups as written (`a|b`).
+    #[serde(default)]
+    pub required_bots: Vec<String>,
+    /// `required-bots` groups with no member that reviewed the head commit (`a|b`).
+    #[serde(default)]
+    pub not_reviewed: Vec<String>,
     pub gate: Gate,
     /// What changed since the last run, acknowledgements, and the state to carry forward.
     #[serde(default)]

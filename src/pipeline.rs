@@ -5,8 +5,11 @@ use crate::adapters::{self, BotSelection, ExtractOptions};
 use crate::api::PrSnapshot;
 use crate::consensus::{self, ConsensusOptions};
 use crate::gate;
+use crate::gate::RequiredGroup;
 use crate::identity::{self, IdentityInput};
-use crate::model::{Coverage, FailOn, NormalizedFinding, Outcome, SourceState, SourceStatus};
+use crate::model::{
+    Coverage, FailOn, NormalizedFinding, Outcome, Severity, SourceState, SourceStatus,
+};
 use crate::synthesis::{self, SynthesisOptions};
 
 /// Findings that come from outside the PR's comments: a SARIF file, a findings file.
@@ -26,6 +29,7 @@ impl ExtraSource {
             bot: bot.into(),
             status: SourceState::Ok,
             coverage: Coverage::Reviewed,
+            coverage_signal: "input file".to_owned(),
             findings: findings.len(),
             skipped: 0,
             notes: Vec::new(),
@@ -43,6 +47,7 @@ impl ExtraSource {
             bot: bot.into(),
             status: SourceState::Malformed,
             coverage: Coverage::Absent,
+            coverage_signal: String::new(),
             findings: 0,
             skipped: 0,
             notes: vec![reason.into()],
@@ -63,6 +68,10 @@ pub struct AnalysisOptions {
     pub consensus: ConsensusOptions,
     pub synthesis: SynthesisOptions,
     pub fail_on: FailOn,
+    /// `fail-on-severity`; `None`: off.
+    pub fail_on_severity: Option<Severity>,
+    /// `required-bots`.
+    pub required: Vec<RequiredGroup>,
     /// The last run's state, the commenters' permissions and today (from the edge).
     pub identity: IdentityInput,
 }
@@ -106,8 +115,15 @@ pub fn analyze(
     // `findings` is not needed afterwards: the clusters take the findings, no copies.
     let clusters = consensus::consensus_owned(findings, &consensus_options);
     let mut synthesized = synthesis::synthesize(clusters, &synthesis_options);
+    // Acknowledgements are known before the gate: an acknowledged finding fails no rule.
     let identity = identity::track(&mut synthesized, &statuses, snapshot, &options.identity);
-    let gate = gate::decide(&synthesized, options.fail_on);
+    let not_reviewed = gate::not_reviewed(&statuses, &options.required);
+    let gate = gate::decide_all(
+        &synthesized,
+        options.fail_on,
+        options.fail_on_severity,
+        &not_reviewed,
+    );
 
     Outcome {
         repository: snapshot.map(|s| s.repository.clone()).unwrap_or_default(),
@@ -119,6 +135,9 @@ pub fn analyze(
         sources: statuses,
         findings: synthesized,
         fail_on: options.fail_on,
+        fail_on_severity: options.fail_on_severity,
+        required_bots: options.required.iter().map(RequiredGroup::label).collect(),
+        not_reviewed,
         gate,
         identity,
     }

@@ -8,21 +8,25 @@
 //! `bots/`, its registry entry in `bots/mod.rs`, a fixture test (docs/adapters.md).
 
 mod bots;
+mod coverage;
 #[cfg(test)]
 mod fixture;
 pub mod read;
 pub mod sarif;
 
+pub use coverage::{last_activity, needed_surfaces};
 pub use read::common::{
     also_appears, anchor, category_for, detail_after_title, detail_from, is_own_sticky,
     line_ranges, provenance, Activity, Anchor, Identity, DETAIL_CHARS, TITLE_CHARS,
 };
+pub use read::signals::{Meaning, Needs, Signal};
 pub use read::{markdown, taxonomy};
 
 use std::borrow::Cow;
 
 use crate::api::PrSnapshot;
 use crate::model::{Category, Coverage, Dispute, NormalizedFinding, SourceState, SourceStatus};
+use read::common::signal;
 use read::threads::ThreadIndex;
 
 /// `my-bot[bot]` -> `my-bot`: the name a login's findings and status carry.
@@ -65,6 +69,16 @@ pub struct AdapterOutput {
     /// How many of the bot's objects were read (findings or not: summaries, notices...).
     /// With `malformed`, decides the status: malformed only when nothing could be read.
     pub readable: usize,
+    /// What decided `coverage` (`set_coverage` fills it); `None`: a default by coverage.
+    pub coverage_signal: Option<String>,
+}
+
+impl AdapterOutput {
+    /// The coverage and the signal that decided it, from the bot's activity.
+    pub fn set_coverage(&mut self, activity: &Activity) {
+        self.coverage = activity.coverage();
+        self.coverage_signal = Some(activity.signal());
+    }
 }
 
 impl Default for AdapterOutput {
@@ -76,6 +90,7 @@ impl Default for AdapterOutput {
             notes: Vec::new(),
             withdrawn: Vec::new(),
             readable: 0,
+            coverage_signal: None,
         }
     }
 }
@@ -97,6 +112,12 @@ pub trait Adapter: Sync {
     /// unrelated bots mapped to it must count as two in the agreement denominator).
     fn source_per_login(&self) -> bool {
         false
+    }
+    /// How the bot shows it finished, declined or started besides its comments: a reaction,
+    /// its app's check run, a commit status (`Signal`). `extract` reads them; the fetch asks
+    /// for those surfaces only when a configured bot declares them.
+    fn signals(&self) -> &'static [Signal] {
+        &[]
     }
     /// The service has shut down (Korbit): its old comments are read only when `bots`
     /// lists it, never by default.
@@ -135,6 +156,19 @@ pub fn default_sources() -> Vec<SourceConfig> {
             logins: Vec::new(),
         })
         .collect()
+}
+
+/// Whether a configured source owns `surface` (`code_scanning_alerts`: code scanning is
+/// worth reading).
+pub fn owns_surface(sources: &[SourceConfig], surface: &str) -> bool {
+    sources
+        .iter()
+        .any(|s| find_adapter(&s.adapter).is_some_and(|a| a.owned_surfaces().contains(&surface)))
+}
+
+/// Whether adapter `id` makes each of its logins a source of its own (`generic`).
+pub fn source_per_login(id: &str) -> bool {
+    find_adapter(id).is_some_and(|a| a.source_per_login())
 }
 
 /// The `bots` input: which sources to read. The action and `render` resolve it the same
@@ -202,6 +236,44 @@ pub fn extract_selected(
         BotSelection::Posted { also } => also,
     };
     let wanted = |id: &str| also.iter().any(|a| a == id);
+    run_sources(
+        snapshot,
+        &posted_candidates(also),
+        options,
+        |source, status| has_posted(status) || wanted(&source.adapter),
+    )
+}
+
+impl BotSelection {
+    /// The sources whose completion a run waits for and reads signals for, on this snapshot:
+    /// the listed ones; unset, `also` and the candidates that posted so far (as
+    /// `extract_selected` keeps them) or show that they started (a check run in progress, a
+    /// "working" comment). A bot that has not shown up yet is unknown: nothing waits for it.
+    pub fn active_sources(&self, snapshot: &PrSnapshot) -> Vec<SourceConfig> {
+        let also = match self {
+            BotSelection::Listed(sources) => return sources.clone(),
+            BotSelection::Posted { also } => also,
+        };
+        let candidates = posted_candidates(also);
+        let shown = extract(snapshot, &candidates, &ExtractOptions::default()).sources;
+        candidates
+            .into_iter()
+            .filter(|source| {
+                also.contains(&source.adapter)
+                    || shown.iter().any(|s| {
+                        s.bot == source.adapter
+                            && (has_posted(s) || s.coverage_signal != signal::NOTHING)
+                    })
+            })
+            .collect()
+    }
+}
+
+/// The sources `BotSelection::Posted` tries: every built-in bot with default logins except
+/// the retired ones, plus the `also` ids (with their default logins; an unknown id is kept
+/// so that it is reported).
+fn posted_candidates(also: &[String]) -> Vec<SourceConfig> {
+    let wanted = |id: &str| also.iter().any(|a| a == id);
     let mut sources: Vec<SourceConfig> = bots::REGISTRY
         .iter()
         .filter(|a| (!a.default_logins().is_empty() && !a.retired()) || wanted(a.id()))
@@ -218,9 +290,13 @@ pub fn extract_selected(
                 logins: Vec::new(),
             }),
     );
-    run_sources(snapshot, &sources, options, |source, posted| {
-        posted || wanted(&source.adapter)
-    })
+    sources
+}
+
+/// The bot left something on the PR that counts: a review or a notice, a finding or an
+/// unreadable object (chit-chat alone, such as a reply, leaves it absent).
+fn has_posted(status: &SourceStatus) -> bool {
+    status.coverage != Coverage::Absent || status.findings > 0 || status.skipped > 0
 }
 
 /// Whether `id` names a built-in adapter (for validating the `bots` input).
@@ -259,13 +335,12 @@ pub fn extract(
     run_sources(snapshot, sources, options, |_, _| true)
 }
 
-/// `extract`, keeping a source only when `keep(source, posted)`: `posted` = the bot left
-/// something on the PR that counts (a review or notice, a finding, an unreadable object).
+/// `extract`, keeping a source only when `keep(source, its status)`.
 fn run_sources(
     snapshot: &PrSnapshot,
     sources: &[SourceConfig],
     options: &ExtractOptions,
-    keep: impl Fn(&SourceConfig, bool) -> bool,
+    keep: impl Fn(&SourceConfig, &SourceStatus) -> bool,
 ) -> Extraction {
     let snapshot = &*without_own_sticky(snapshot);
     let threads = ThreadIndex::new(snapshot);
@@ -277,6 +352,7 @@ fn run_sources(
                 bot: source.adapter.clone(),
                 status: SourceState::Missing,
                 coverage: Coverage::Absent,
+                coverage_signal: String::new(),
                 findings: 0,
                 skipped: 0,
                 notes: vec![format!("no built-in adapter named `{}`", source.adapter)],
@@ -309,13 +385,10 @@ fn run_sources(
             let owner = Owner {
                 identity: &identity,
                 surfaces: adapter.owned_surfaces(),
+                signals: adapter.signals(),
             };
             let (kept, status) = finish_source(&name, output, snapshot, &threads, &owner, options);
-            // Left something that counts: a review, a notice, a finding or an unreadable
-            // object (chit-chat alone, such as a reply, leaves the bot absent).
-            let posted =
-                status.coverage != Coverage::Absent || status.findings > 0 || status.skipped > 0;
-            if !keep(source, posted) {
+            if !keep(source, &status) {
                 continue;
             }
             findings.extend(kept);
@@ -328,10 +401,11 @@ fn run_sources(
     }
 }
 
-/// Who a source is: its accounts, and the surfaces it owns outright.
+/// Who a source is: its accounts, the surfaces it owns outright, its completion signals.
 struct Owner<'a> {
     identity: &'a Identity,
     surfaces: &'static [&'static str],
+    signals: &'static [Signal],
 }
 
 impl Owner<'_> {
@@ -365,8 +439,20 @@ fn finish_source(
     }
     let readable = output.readable.max(output.findings.len());
     let candidates = output.findings.len();
-    if candidates > 0 && output.coverage == Coverage::Absent {
-        output.coverage = Coverage::Reviewed;
+    let (coverage, coverage_signal) =
+        coverage::coverage_of(&output, snapshot, owner.identity, owner.signals);
+    output.coverage = coverage;
+    if !output.coverage.ran() {
+        // Why a declared signal could not be read: a missing permission, an old saved folder.
+        for (surface, reason) in coverage::unread_surfaces(snapshot, owner.signals) {
+            output.notes.push(format!("{surface} not read: {reason}"));
+        }
+    }
+    let hinted = output.notes.iter().any(|n| n.contains("sunset"));
+    if coverage_signal.starts_with("notice: sunset") && !hinted {
+        output
+            .notes
+            .push("its service was sunset: remove it from the bots input".to_owned());
     }
 
     let (mut resolved, mut outdated) = (0usize, 0usize);
@@ -418,6 +504,7 @@ fn finish_source(
         bot: bot.to_owned(),
         status,
         coverage: output.coverage,
+        coverage_signal,
         findings: kept.len(),
         skipped,
         notes,

@@ -7,14 +7,16 @@ mod event;
 mod inputs;
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use secrecy::SecretString;
 
-pub use inputs::INPUT_NAMES;
+pub use inputs::{BOOLEAN_INPUTS, INPUT_NAMES, MAX_WAIT, ONLINE_ONLY};
 
 use crate::adapters::{BotSelection, ExtractOptions};
 use crate::consensus::{ConsensusOptions, Matching};
-use crate::model::FailOn;
+use crate::gate::RequiredGroup;
+use crate::model::{FailOn, Severity};
 use crate::pipeline::AnalysisOptions;
 
 /// A configuration error: always names the input and the values it accepts.
@@ -34,6 +36,12 @@ pub struct Config {
     /// `None`: derived from the sources that reviewed the PR.
     pub bots_ran: Option<usize>,
     pub fail_on: FailOn,
+    /// `fail-on-severity`; `None`: off.
+    pub fail_on_severity: Option<Severity>,
+    /// `required-bots`; each member is among `sources`.
+    pub required_bots: Vec<RequiredGroup>,
+    /// `wait-for-bots`: how long to wait for the configured bots (zero: decide at once).
+    pub wait_for_bots: Duration,
     /// How findings are judged the same issue.
     pub matching: Matching,
     pub line_window: u32,
@@ -103,6 +111,17 @@ impl Config {
         inputs::from_pairs(vars.into_iter().collect())
     }
 
+    /// The source names `required-bots` names (for a default `bots` that must include them).
+    pub fn required_ids(&self) -> Vec<String> {
+        let mut ids: Vec<String> = Vec::new();
+        for member in self.required_bots.iter().flat_map(|g| g.0.iter()) {
+            if !ids.contains(member) {
+                ids.push(member.clone());
+            }
+        }
+        ids
+    }
+
     /// The pure pipeline's knobs these inputs set (synthesis keeps its defaults).
     pub fn analysis_options(&self) -> AnalysisOptions {
         AnalysisOptions {
@@ -117,6 +136,8 @@ impl Config {
                 matching: self.matching,
             },
             fail_on: self.fail_on,
+            fail_on_severity: self.fail_on_severity,
+            required: self.required_bots.clone(),
             ..AnalysisOptions::default()
         }
     }

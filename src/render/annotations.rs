@@ -229,6 +229,9 @@ mod tests {
             sources: Vec::new(),
             findings,
             fail_on: FailOn::Confirmed,
+            fail_on_severity: None,
+            required_bots: Vec::new(),
+            not_reviewed: Vec::new(),
             gate: Gate::Fail,
             identity: Default::default(),
         }

@@ -4,9 +4,10 @@
 use std::fmt::Write as _;
 
 use crate::consensus::{locus, render_provenance};
+use crate::gate;
 use crate::model::{
-    ConsensusLevel, Coverage, FailOn, Gate, Outcome, SourceState, SourceStatus, SuppressionReason,
-    SynthesizedFinding,
+    ConsensusLevel, Coverage, FailOn, Gate, Outcome, Severity, SourceState, SourceStatus,
+    SuppressionReason, SynthesizedFinding,
 };
 use crate::render::escape::{encode_path, escape_inline, escape_url};
 use crate::render::identity;
@@ -70,20 +71,56 @@ fn render_head(outcome: &Outcome, options: &RenderOptions) -> String {
         FailOn::Unverified => "unverified",
         FailOn::Never => "never",
     };
+    let severe = gate::severity_blocking(&outcome.findings, outcome.fail_on_severity);
     let _ = match (outcome.gate, outcome.fail_on) {
-        (Gate::Fail, _) => writeln!(
-            out,
-            "## ❌ review-consensus: gate failed\n\n**{blocking}** surfaced finding(s) at or \
-             above `{fail_on}`."
-        ),
-        (Gate::Pass, FailOn::Never) => writeln!(
-            out,
-            "## ✅ review-consensus: gate passed\n\nThe gate is off (`fail-on: never`)."
-        ),
-        (Gate::Pass, _) => writeln!(
-            out,
-            "## ✅ review-consensus: gate passed\n\nNo surfaced finding at or above `{fail_on}`."
-        ),
+        (Gate::Fail, _) => {
+            // Each rule that failed, in the order the gate applies them.
+            let mut reasons = Vec::new();
+            if blocking > 0 {
+                reasons.push(format!(
+                    "**{blocking}** surfaced finding(s) at or above `{fail_on}`"
+                ));
+            }
+            if let (Some(floor), false) = (outcome.fail_on_severity, severe.is_empty()) {
+                reasons.push(format!(
+                    "**{}** (`fail-on-severity: {floor}`)",
+                    severity_phrase(&severe)
+                ));
+            }
+            if !outcome.not_reviewed.is_empty() {
+                reasons.push(format!("not reviewed: {}", not_reviewed_list(outcome)));
+            }
+            writeln!(
+                out,
+                "## ❌ review-consensus: gate failed\n\n{}.",
+                reasons.join("; ")
+            )
+        }
+        (Gate::Pass, FailOn::Never)
+            if outcome.fail_on_severity.is_none() && outcome.required_bots.is_empty() =>
+        {
+            writeln!(
+                out,
+                "## ✅ review-consensus: gate passed\n\nThe gate is off (`fail-on: never`)."
+            )
+        }
+        (Gate::Pass, _) => {
+            let mut passed = Vec::new();
+            if outcome.fail_on != FailOn::Never {
+                passed.push(format!("No surfaced finding at or above `{fail_on}`"));
+            }
+            if let Some(floor) = outcome.fail_on_severity {
+                passed.push(format!("none at or above severity `{floor}`"));
+            }
+            if !outcome.required_bots.is_empty() {
+                passed.push("every required bot reviewed the head commit".to_owned());
+            }
+            let mut line = passed.join("; ");
+            if let Some(first) = line.get(..1) {
+                line = first.to_uppercase() + &line[1..];
+            }
+            writeln!(out, "## ✅ review-consensus: gate passed\n\n{line}.")
+        }
     };
     out.push_str(&identity::changes(outcome));
     let _ = writeln!(
@@ -97,6 +134,29 @@ fn render_head(outcome: &Outcome, options: &RenderOptions) -> String {
     );
     render_sources(&mut out, outcome);
     out
+}
+
+/// `1 critical finding`, `1 critical and 2 high findings`, `3 high findings`.
+pub fn severity_phrase(counts: &[(Severity, usize)]) -> String {
+    let total: usize = counts.iter().map(|(_, n)| n).sum();
+    let parts: Vec<String> = counts.iter().map(|(s, n)| format!("{n} {s}")).collect();
+    let joined = match parts.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+        None => "0".to_owned(),
+    };
+    let noun = if total == 1 { "finding" } else { "findings" };
+    format!("{joined} {noun}")
+}
+
+/// `coderabbit|sourcery, codex` (names from the configuration, escaped anyway).
+fn not_reviewed_list(outcome: &Outcome) -> String {
+    outcome
+        .not_reviewed
+        .iter()
+        .map(|g| escape_inline(g))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn render_sources(out: &mut String, outcome: &Outcome) {
@@ -121,14 +181,15 @@ fn render_sources(out: &mut String, outcome: &Outcome) {
     }
     // Sources with notes one by one; the others grouped by state ("absent: a, b").
     let mut missing: Vec<String> = Vec::new();
-    let mut quiet: Vec<(&str, Vec<String>)> = Vec::new();
+    let mut quiet: Vec<(String, Vec<String>)> = Vec::new();
     for source in outcome
         .sources
         .iter()
         .filter(|s| s.status != SourceState::Ok || !s.coverage.ran())
     {
-        if source.notes.is_empty() {
-            let state = missing_state(source);
+        let state = missing_state(source);
+        // Plain states group ("absent: a, b"); one with a signal or notes stands alone.
+        if source.notes.is_empty() && !state.contains(':') {
             match quiet.iter_mut().find(|(s, _)| *s == state) {
                 Some((_, bots)) => bots.push(escape_inline(&source.bot)),
                 None => quiet.push((state, vec![escape_inline(&source.bot)])),
@@ -169,12 +230,20 @@ fn render_sources(out: &mut String, outcome: &Outcome) {
     }
 }
 
-fn missing_state(source: &SourceStatus) -> &'static str {
-    match (source.status, source.coverage) {
+/// `declined (notice: quota)`, `absent (check run X: in_progress)`, `absent`.
+fn missing_state(source: &SourceStatus) -> String {
+    let state = match (source.status, source.coverage) {
         (SourceState::Malformed, _) => "malformed",
         (_, Coverage::Declined) => "declined",
         (_, Coverage::Absent) => "absent",
         _ => "missing",
+    };
+    let signal = source.coverage_signal.as_str();
+    let says_more = !signal.is_empty() && signal != "nothing posted" && signal != "notice";
+    if says_more && matches!(source.coverage, Coverage::Declined | Coverage::Absent) {
+        format!("{state}: {}", escape_inline(signal))
+    } else {
+        state.to_owned()
     }
 }
 

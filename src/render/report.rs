@@ -37,6 +37,9 @@ pub fn render_report(outcome: &Outcome) -> Value {
         },
         "findings": to_json(&outcome.findings),
         "fail_on": to_json(&outcome.fail_on),
+        "fail_on_severity": to_json(&outcome.fail_on_severity),
+        "required_bots": outcome.required_bots,
+        "not_reviewed": outcome.not_reviewed,
         "gate": outcome.gate.as_str(),
         "changes": {
             "first_run": identity.first_run,
@@ -96,6 +99,7 @@ mod tests {
             bot: bot.into(),
             status,
             coverage,
+            coverage_signal: String::new(),
             findings: 1,
             skipped: 0,
             notes: Vec::new(),
@@ -113,6 +117,9 @@ mod tests {
             gate: gate::decide(&findings, FailOn::Confirmed),
             findings,
             fail_on: FailOn::Confirmed,
+            fail_on_severity: None,
+            required_bots: Vec::new(),
+            not_reviewed: Vec::new(),
             identity: Default::default(),
         }
     }

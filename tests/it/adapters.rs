@@ -60,6 +60,7 @@ pub fn load_fixture(name: &str) -> PrSnapshot {
         code_scanning,
         review_threads,
         unreadable,
+        signals: Default::default(),
     }
 }
 

@@ -221,7 +221,7 @@ fn input_names_are_unique_kebab_case() {
             "{name}"
         );
     }
-    assert_eq!(INPUT_NAMES.len(), 15);
+    assert_eq!(INPUT_NAMES.len(), 18);
 }
 
 #[test]

@@ -17,4 +17,5 @@ mod fetch;
 mod identity;
 mod outputs;
 mod real;
+mod signals;
 mod sticky;

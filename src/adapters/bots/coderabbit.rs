@@ -13,7 +13,7 @@ use crate::adapters::read::taxonomy::NativeCategory;
 use crate::adapters::read::{linked_issues, markdown};
 use crate::adapters::{
     anchor, category_for, detail_from, line_ranges, provenance, Activity, Adapter, AdapterOutput,
-    Identity,
+    Identity, Signal,
 };
 use crate::api::{PrSnapshot, ReviewComment};
 use crate::model::{Category, CategorySource, NormalizedFinding, Severity};
@@ -31,6 +31,12 @@ impl Adapter for CodeRabbit {
 
     fn default_logins(&self) -> &'static [&'static str] {
         &["coderabbitai[bot]"]
+    }
+
+    /// The `CodeRabbit` commit status (`Review completed`, `Review rate limited`) and check
+    /// run of the `coderabbitai` app, when the repository enables them.
+    fn signals(&self) -> &'static [Signal] {
+        &[Signal::Status("CodeRabbit"), Signal::CheckRun("CodeRabbit")]
     }
 
     fn user_ids(&self) -> &'static [u64] {
@@ -72,7 +78,7 @@ impl Adapter for CodeRabbit {
             }
             out.readable += 1;
             if let Some(notice) = notice_kind(body) {
-                activity.declined();
+                activity.declined_notice(body);
                 out.notes
                     .push(format!("review {}: {notice} notice", review.id));
                 continue;
@@ -89,7 +95,7 @@ impl Adapter for CodeRabbit {
             let body = comment.body.as_deref().unwrap_or("");
             // Notices carry the walkthrough marker too: classify them first.
             if let Some(notice) = notice_kind(body) {
-                activity.declined();
+                activity.declined_notice(body);
                 out.notes
                     .push(format!("issue comment {}: {notice} notice", comment.id));
                 continue;
@@ -103,7 +109,7 @@ impl Adapter for CodeRabbit {
         }
 
         merge_body_items(&mut out, body_items);
-        out.coverage = activity.coverage();
+        out.set_coverage(&activity);
         out
     }
 }

@@ -14,7 +14,7 @@ use crate::adapters::read::{inline, markdown};
 use crate::adapters::Anchor;
 use crate::adapters::{
     also_appears, category_for, detail_after_title, provenance, Activity, Adapter, AdapterOutput,
-    Identity,
+    Identity, Signal,
 };
 use crate::api::{PrSnapshot, Review, ReviewComment};
 use crate::model::{NormalizedFinding, Provenance, Severity};
@@ -42,6 +42,15 @@ impl Adapter for Copilot {
         &[175728472]
     }
 
+    /// The review runs as a GitHub Actions job of that name ("Running Copilot Code Review");
+    /// out of quota (HTTP 402) it fails and posts no review.
+    fn signals(&self) -> &'static [Signal] {
+        &[Signal::CheckRunFailure {
+            app: "github-actions",
+            name: "copilot-pull-request-reviewer",
+        }]
+    }
+
     fn parse(&self, snapshot: &PrSnapshot, logins: &[String]) -> AdapterOutput {
         let identity = Identity::new(logins, self.user_ids());
         let mut out = AdapterOutput::default();
@@ -63,7 +72,7 @@ impl Adapter for Copilot {
             }
             out.readable += 1;
             if is_failure_notice(body) {
-                activity.declined();
+                activity.declined_notice(body);
                 out.notes
                     .push(format!("review {}: Copilot could not review", review.id));
                 continue;
@@ -86,7 +95,7 @@ impl Adapter for Copilot {
         out.findings.extend(body_findings);
         out.findings.extend(missed);
         out.withdrawn.extend(withdrawn);
-        out.coverage = activity.coverage();
+        out.set_coverage(&activity);
         out
     }
 }

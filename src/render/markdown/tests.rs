@@ -9,6 +9,7 @@ fn source(bot: &str, status: SourceState, coverage: Coverage, notes: &[&str]) ->
         bot: bot.into(),
         status,
         coverage,
+        coverage_signal: String::new(),
         findings: 0,
         skipped: 0,
         notes: notes.iter().map(|n| n.to_string()).collect(),
@@ -61,6 +62,9 @@ fn outcome_of(
         gate: gate::decide(&findings, fail_on),
         findings,
         fail_on,
+        fail_on_severity: None,
+        required_bots: Vec::new(),
+        not_reviewed: Vec::new(),
         identity: Default::default(),
     }
 }
