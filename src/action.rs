@@ -12,8 +12,12 @@ use crate::api::IssueComment;
 use crate::config::{Config, GitHubEnv, PrTarget};
 use crate::github::checks::{self, CheckRunSpec};
 use crate::github::comment::{self, StickyAction};
+use crate::github::fetch::{fetch_signals, Cost, SignalCache};
+use crate::github::permissions;
 use crate::github::threads::{self, Viewer};
+use crate::github::wait::{wait_for_bots, SystemClock};
 use crate::github::{fetch_snapshot, retry, GitHub, GitHubError, RetryPolicy};
+use crate::identity::{self, IdentityInput, Prior};
 use crate::model::{ConsensusLevel, Gate, Outcome};
 use crate::pipeline::{self, ExtraSource};
 use crate::publish::{commands, outputs};
@@ -53,19 +57,22 @@ pub async fn run(request: RunRequest<'_>) -> anyhow::Result<RunResult> {
         .with_retry(RetryPolicy::from_vars(var))
         .with_write_spacing(retry::write_spacing_from_vars(var));
 
+    if !config.wait_for_bots.is_zero() {
+        wait_step(&gh, config, &target, &console).await;
+    }
+
     console.group(&format!("Fetch {}#{}", target.full_name(), target.number));
     // Who we are is only needed to find our comment; asked beside the fetch, off the
     // critical path.
     let will_comment = !dry_run && config.comment && !read_only(env, &target);
-    let (snapshot, viewer) = tokio::join!(fetch_snapshot(&gh, &target), async {
+    let (snapshot, mut viewer) = tokio::join!(fetch_snapshot(&gh, &target), async {
         if will_comment {
             Some(threads::viewer(&gh).await)
         } else {
             None
         }
     });
-    console.endgroup();
-    let snapshot = snapshot.with_context(|| {
+    let mut snapshot = snapshot.with_context(|| {
         format!(
             "cannot read pull request {}#{}",
             target.full_name(),
@@ -75,9 +82,43 @@ pub async fn run(request: RunRequest<'_>) -> anyhow::Result<RunResult> {
     if target.head_sha.as_deref().is_none_or(str::is_empty) {
         target.head_sha = Some(snapshot.head_sha().to_owned());
     }
+    // Reactions, check runs, statuses: only those a configured bot that has not reviewed
+    // the head by its comments signals on.
+    let needs =
+        crate::adapters::needed_surfaces(&snapshot, &config.sources.active_sources(&snapshot));
+    if needs.any() {
+        let head = snapshot.head_sha().to_owned();
+        let mut cost = Cost::default();
+        snapshot.signals = fetch_signals(
+            &gh,
+            &target,
+            &head,
+            needs,
+            &mut SignalCache::default(),
+            &mut cost,
+        )
+        .await;
+        tracing::info!("completion signals read ({} requests)", cost.requests);
+    }
+    // The last run's state is in our own comment; who we are decides which one that is.
+    let marker = render::markdown::marker(config.comment_header.as_deref());
+    let sticky_like = snapshot.issue_comments.iter().any(|c| {
+        c.body
+            .as_deref()
+            .is_some_and(|b| b.trim_start().starts_with(&marker))
+    });
+    if viewer.is_none() && sticky_like {
+        viewer = Some(threads::viewer(&gh).await);
+    }
+    let identity = identity_input(&gh, &target, &snapshot, &marker, viewer.as_ref()).await;
+    console.endgroup();
     if let Some(dir) = &save_dir {
         crate::local::save_snapshot_dir(&snapshot, dir)
             .with_context(|| format!("cannot save the API JSON to {}", dir.display()))?;
+        if let Some(viewer) = &viewer {
+            crate::local::save_viewer(dir, &viewer.login, viewer.bot)
+                .with_context(|| format!("cannot save the viewer to {}", dir.display()))?;
+        }
     }
 
     console.group("Analyze");
@@ -86,7 +127,10 @@ pub async fn run(request: RunRequest<'_>) -> anyhow::Result<RunResult> {
         Some(&snapshot),
         &config.sources,
         extra,
-        &config.analysis_options(),
+        &pipeline::AnalysisOptions {
+            identity,
+            ..config.analysis_options()
+        },
     );
     let markdown = render::render_comment(
         &outcome,
@@ -127,6 +171,76 @@ pub async fn run(request: RunRequest<'_>) -> anyhow::Result<RunResult> {
         outcome,
         comment: markdown,
     })
+}
+
+/// `wait-for-bots`: poll until the configured bots are done for the head commit, logging who
+/// is pending. A failed poll or the budget running out is a warning: the fetch after it
+/// decides on what is there.
+async fn wait_step(gh: &GitHub, config: &Config, target: &PrTarget, console: &Console) {
+    let budget = config.wait_for_bots;
+    console.group(&format!(
+        "Wait up to {}s for the bots to finish the head commit",
+        budget.as_secs()
+    ));
+    let waited = wait_for_bots(gh, target, &config.sources, budget, &SystemClock, |line| {
+        console.line(line);
+        if !console.enabled {
+            tracing::info!("{line}");
+        }
+    })
+    .await;
+    console.endgroup();
+    match waited {
+        Ok(waited) if waited.timed_out => console.warning(&format!(
+            "wait-for-bots: {}s passed, deciding without {}",
+            budget.as_secs(),
+            if waited.pending.is_empty() {
+                "a quiet minute after the last bot activity".to_owned()
+            } else {
+                crate::wait::describe(&waited.pending)
+            }
+        )),
+        Ok(waited) => {
+            let requests: usize = waited.costs.iter().map(|c| c.requests).sum();
+            let not_modified: usize = waited.costs.iter().map(|c| c.not_modified).sum();
+            tracing::info!(
+                "waited {}s over {} polls: {requests} requests, {not_modified} of them 304",
+                waited.waited.as_secs(),
+                waited.polls
+            );
+        }
+        Err(err) => console.warning(&format!("wait-for-bots stopped: {err}")),
+    }
+}
+
+/// What the identity stage needs from GitHub: the state in our own sticky comment (none when
+/// we do not know who we are), the permissions of the commenters who sent commands (looked
+/// up unless the state cached them today), and today's date.
+async fn identity_input(
+    gh: &GitHub,
+    target: &PrTarget,
+    snapshot: &crate::api::PrSnapshot,
+    marker: &str,
+    viewer: Option<&Viewer>,
+) -> IdentityInput {
+    let today = chrono::Utc::now().date_naive();
+    let ours = viewer.and_then(|v| comment::find_ours(&snapshot.issue_comments, marker, v));
+    let prior = Prior::read(ours.and_then(|c| c.body.as_deref()));
+    if let Some(note) = &prior.note {
+        tracing::warn!("{note}");
+    }
+    let commands = identity::read_commands(&snapshot.issue_comments);
+    let wanted = identity::logins_to_check(&commands, &prior, Some(today));
+    let permissions = permissions::lookup_all(gh, target, &wanted)
+        .await
+        .into_iter()
+        .collect();
+    IdentityInput {
+        prior,
+        permissions,
+        today: Some(today),
+        offline: false,
+    }
 }
 
 /// What the GitHub writes produced, for the outputs, and what to warn about.
@@ -320,6 +434,9 @@ fn output_values(
             published.comment_url.clone().unwrap_or_default(),
         ),
         ("report", report.display().to_string()),
+        ("acknowledged", outcome.acknowledged().count().to_string()),
+        ("new", outcome.new_findings().count().to_string()),
+        ("not-reviewed", outcome.not_reviewed.join(",")),
     ]
 }
 
@@ -422,8 +539,12 @@ mod tests {
 
     #[test]
     fn outputs_carry_every_contract_name() {
-        let outcome =
-            pipeline::analyze(None, &[], Vec::new(), &pipeline::AnalysisOptions::default());
+        let outcome = pipeline::analyze(
+            None,
+            &crate::adapters::BotSelection::default(),
+            Vec::new(),
+            &pipeline::AnalysisOptions::default(),
+        );
         let published = Published {
             comment_id: Some(7),
             comment_url: Some("https://x/7".to_owned()),
@@ -443,7 +564,10 @@ mod tests {
                 "gate",
                 "comment-id",
                 "comment-url",
-                "report"
+                "report",
+                "acknowledged",
+                "new",
+                "not-reviewed"
             ]
         );
         assert!(values.contains(&("comment-id", "7".to_owned())));

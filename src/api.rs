@@ -67,6 +67,17 @@ pub struct ReviewComment {
     pub updated_at: Option<String>,
 }
 
+impl ReviewComment {
+    /// The commit the bot commented on: `original_commit_id`. GitHub moves a live comment's
+    /// `commit_id` along to the newest commit whose diff still shows its line, so it says
+    /// nothing about which commit the bot reviewed.
+    pub fn reviewed_commit(&self) -> Option<&str> {
+        self.original_commit_id
+            .as_deref()
+            .or(self.commit_id.as_deref())
+    }
+}
+
 /// `GET /repos/{o}/{r}/pulls/{n}/reviews` element.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(default)]
@@ -237,6 +248,126 @@ impl Default for CodeScanning {
     }
 }
 
+/// `GET /repos/{o}/{r}/issues/{n}/reactions` element: a reaction on the PR itself (Codex
+/// reacts 👍 instead of commenting when it has nothing to say).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Reaction {
+    pub id: u64,
+    pub user: Option<User>,
+    /// `+1`, `-1`, `laugh`, `confused`, `heart`, `hooray`, `rocket`, `eyes`.
+    #[serde(deserialize_with = "null_default")]
+    pub content: String,
+    pub created_at: Option<String>,
+}
+
+/// The app that created a check run.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct CheckApp {
+    pub id: Option<u64>,
+    /// The app's slug; its bot account is `<slug>[bot]`.
+    pub slug: Option<String>,
+    pub name: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct CheckOutput {
+    pub title: Option<String>,
+    pub summary: Option<String>,
+}
+
+/// `GET /repos/{o}/{r}/commits/{sha}/check-runs` element (`check_runs[]`): the latest run of
+/// each name on the head commit.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct CheckRun {
+    pub id: u64,
+    #[serde(deserialize_with = "null_default")]
+    pub name: String,
+    pub head_sha: Option<String>,
+    /// `queued`, `in_progress`, `completed`, `waiting`, `requested`, `pending`.
+    pub status: Option<String>,
+    /// `success`, `failure`, `neutral`, `cancelled`, `skipped`, `timed_out`,
+    /// `action_required` (and `stale`); `null` until completed.
+    pub conclusion: Option<String>,
+    pub started_at: Option<String>,
+    pub completed_at: Option<String>,
+    #[serde(deserialize_with = "null_default")]
+    pub output: CheckOutput,
+    pub app: Option<CheckApp>,
+    pub html_url: Option<String>,
+}
+
+/// `GET /repos/{o}/{r}/commits/{sha}/statuses` element (newest first; the combined `/status`
+/// lacks `creator`, which is how a status is tied to a bot).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct CommitStatus {
+    pub id: u64,
+    /// `error`, `failure`, `pending`, `success`.
+    #[serde(deserialize_with = "null_default")]
+    pub state: String,
+    #[serde(deserialize_with = "null_default")]
+    pub context: String,
+    pub description: Option<String>,
+    pub creator: Option<User>,
+    pub created_at: Option<String>,
+    pub updated_at: Option<String>,
+}
+
+/// One optional surface of the PR: its objects, or why they were not read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "state", content = "value")]
+pub enum Surface<T> {
+    Read(Vec<T>),
+    /// Not needed (no configured bot signals there), not saved, or not readable (the reason).
+    Unread(String),
+}
+
+impl<T> Default for Surface<T> {
+    fn default() -> Self {
+        Surface::Unread(NOT_FETCHED.to_owned())
+    }
+}
+
+impl<T> Surface<T> {
+    pub fn items(&self) -> &[T] {
+        match self {
+            Surface::Read(items) => items,
+            Surface::Unread(_) => &[],
+        }
+    }
+
+    /// Why it was not read, when it was asked for and could not be (not "not fetched").
+    pub fn unread_reason(&self) -> Option<&str> {
+        match self {
+            Surface::Unread(reason) if reason != NOT_FETCHED => Some(reason),
+            _ => None,
+        }
+    }
+}
+
+/// The reason of a surface nobody asked for.
+pub const NOT_FETCHED: &str = "not fetched";
+
+/// The surfaces some bots signal completion on besides their comments (docs/adapters.md,
+/// "Completion signals"). Read only when a configured bot needs them.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Signals {
+    /// Reactions on the PR (`issues/{n}/reactions`).
+    pub reactions: Surface<Reaction>,
+    /// Check runs on the head commit.
+    pub check_runs: Surface<CheckRun>,
+    /// Commit statuses on the head commit, newest first.
+    pub statuses: Surface<CommitStatus>,
+    /// When the head commit was made (`git/commits/{sha}` committer date, RFC 3339): a
+    /// reaction, which names no commit, counts for the head only when it is newer.
+    pub head_committed_at: Option<String>,
+}
+
 /// An API object that could not be read, kept so it can be reported.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Unreadable {
@@ -263,6 +394,9 @@ pub struct PrSnapshot {
     pub review_threads: Option<Vec<ReviewThread>>,
     /// Objects that did not fit their shape, skipped and reported.
     pub unreadable: Vec<Unreadable>,
+    /// Reactions, check runs and statuses, for the bots that signal completion there.
+    #[serde(default)]
+    pub signals: Signals,
 }
 
 impl PrSnapshot {

@@ -9,9 +9,12 @@ use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
 use anyhow::Context;
-use clap::{Args, CommandFactory, Parser, Subcommand};
+use clap::{Arg, ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 use review_consensus::action::{self, RunRequest};
-use review_consensus::config::{resolve_pr, Config, ConfigError, GitHubEnv, PrTarget};
+use review_consensus::adapters::BotSelection;
+use review_consensus::config::{
+    resolve_pr, Config, ConfigError, GitHubEnv, PrTarget, BOOLEAN_INPUTS, INPUT_NAMES, ONLINE_ONLY,
+};
 use review_consensus::github::{retry, GitHub, RetryPolicy};
 use review_consensus::model::Outcome;
 use review_consensus::publish::{commands, outputs};
@@ -73,18 +76,9 @@ pub struct RenderArgs {
     /// Write the JSON report here.
     #[arg(long, value_name = "PATH")]
     pub report: Option<PathBuf>,
-    /// The agreement denominator (default: the sources that ran).
-    #[arg(long, value_name = "N", allow_negative_numbers = true)]
-    pub bots_ran: Option<String>,
-    /// Lines apart that still count as the same finding (default 3).
-    #[arg(long, value_name = "N", allow_negative_numbers = true)]
-    pub line_window: Option<String>,
-    /// Title similarity, 0 to 1, for findings without a line (default 0.5).
-    #[arg(long, value_name = "X", allow_negative_numbers = true)]
-    pub title_overlap: Option<String>,
-    /// confirmed, needs-verification, unverified or never (default confirmed).
-    #[arg(long, value_name = "LEVEL")]
-    pub fail_on: Option<String>,
+    /// Every action input that makes sense offline, as `--<input> VALUE`.
+    #[command(flatten)]
+    pub inputs_as_flags: InputFlags,
     /// Saved-API-JSON folders, normalised-findings JSON files or SARIF files.
     #[arg(required = true, value_name = "INPUT")]
     pub inputs: Vec<PathBuf>,
@@ -108,6 +102,85 @@ pub struct StatsArgs {
     /// The per-PR cache, so a later run reads only new PRs (default: OUT/cache).
     #[arg(long, value_name = "DIR")]
     pub cache: Option<PathBuf>,
+}
+
+/// `render`'s flags: one per action input that is not online-only (`INPUT_NAMES` minus
+/// `ONLINE_ONLY`), of the same name, validated by the same code as the input. A new input
+/// becomes a flag by itself.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct InputFlags(pub Vec<(String, String)>);
+
+/// The inputs `render` takes as flags.
+pub fn offline_inputs() -> impl Iterator<Item = &'static str> {
+    INPUT_NAMES
+        .iter()
+        .copied()
+        .filter(|name| !ONLINE_ONLY.contains(name))
+}
+
+/// What `--help` says of a flag: the input's meaning for the common ones.
+fn flag_help(name: &str) -> String {
+    let meaning = match name {
+        "bots" => "adapter ids, `id=login` to map one (default: the bots that posted on the PR)",
+        "bots-ran" => "the agreement denominator (default: the sources that ran)",
+        "fail-on" => "confirmed, needs-verification, unverified or never (default confirmed)",
+        "fail-on-severity" => "critical, high, medium or low: a finding at or above it also fails",
+        "required-bots" => "sources that must have reviewed the head commit; `a|b` = one of them",
+        "line-window" => "lines apart that still count as the same finding (default 3)",
+        "title-overlap" => "title similarity, 0 to 1, for findings without a line (default 0.5)",
+        "include-outdated" => "also take comments whose line left the diff",
+        "include-resolved" => "also take comments in resolved threads",
+        "comment-header" => "the sticky comment's marker suffix",
+        "sarif" => "glob(s) of SARIF files, each an extra source",
+        _ => "",
+    };
+    match meaning.split_at_checked(1) {
+        Some((first, rest)) => format!("{}{rest}; the `{name}` input", first.to_uppercase()),
+        None => format!("The `{name}` input (README, Inputs)"),
+    }
+}
+
+impl Args for InputFlags {
+    fn augment_args(command: clap::Command) -> clap::Command {
+        offline_inputs().fold(command, |command, name| {
+            let flag = Arg::new(name)
+                .long(name)
+                .help(flag_help(name))
+                .allow_negative_numbers(true);
+            let flag = if BOOLEAN_INPUTS.contains(&name) {
+                // `--include-resolved` alone is `true`; `--include-resolved=false` too.
+                flag.num_args(0..=1)
+                    .require_equals(true)
+                    .default_missing_value("true")
+                    .value_name("BOOL")
+            } else {
+                flag.value_name("VALUE")
+            };
+            command.arg(flag)
+        })
+    }
+
+    fn augment_args_for_update(command: clap::Command) -> clap::Command {
+        Self::augment_args(command)
+    }
+}
+
+impl FromArgMatches for InputFlags {
+    fn from_arg_matches(matches: &ArgMatches) -> Result<Self, clap::Error> {
+        Ok(InputFlags(
+            offline_inputs()
+                .filter_map(|name| {
+                    let value = matches.get_one::<String>(name)?;
+                    Some((name.to_owned(), value.clone()))
+                })
+                .collect(),
+        ))
+    }
+
+    fn update_from_arg_matches(&mut self, matches: &ArgMatches) -> Result<(), clap::Error> {
+        *self = InputFlags::from_arg_matches(matches)?;
+        Ok(())
+    }
 }
 
 /// The process environment as pairs; variables that are not UTF-8 cannot be ours.
@@ -229,26 +302,32 @@ fn run_request(
 }
 
 fn render_mode(args: RenderArgs, vars: Vec<(String, String)>) -> anyhow::Result<u8> {
-    let flags = [
-        ("INPUT_BOTS-RAN", &args.bots_ran),
-        ("INPUT_LINE-WINDOW", &args.line_window),
-        ("INPUT_TITLE-OVERLAP", &args.title_overlap),
-        ("INPUT_FAIL-ON", &args.fail_on),
-    ];
-    let pairs = flags
-        .into_iter()
-        .filter_map(|(key, value)| Some((key.to_owned(), value.clone()?)));
+    let pairs = args
+        .inputs_as_flags
+        .0
+        .iter()
+        .map(|(name, value)| (format!("INPUT_{}", name.to_uppercase()), value.clone()));
     // The validators are the inputs'; the error names the flag.
     let config = Config::from_inputs(pairs).map_err(|e| ConfigError {
         input: format!("--{}", e.input),
         message: e.message,
     })?;
-    let (snapshot, extra) = local::load_inputs(&args.inputs)?;
+    let (snapshot, mut extra) = local::load_inputs(&args.inputs)?;
+    extra.extend(action::sarif_sources(
+        &config.sarif,
+        review_consensus::adapters::sarif::parse,
+    ));
+    let marker = render::markdown::marker(config.comment_header.as_deref());
+    let today = chrono::Utc::now().date_naive();
+    let identity = local::offline_identity(&args.inputs, snapshot.as_ref(), &marker, today)?;
     let outcome = pipeline::analyze(
         snapshot.as_ref(),
         &config.sources,
         extra,
-        &config.analysis_options(),
+        &pipeline::AnalysisOptions {
+            identity,
+            ..config.analysis_options()
+        },
     );
     let server_url = snapshot
         .as_ref()
@@ -256,6 +335,7 @@ fn render_mode(args: RenderArgs, vars: Vec<(String, String)>) -> anyhow::Result<
     let comment = render::render_comment(
         &outcome,
         &RenderOptions {
+            header: config.comment_header.clone(),
             server_url,
             ..RenderOptions::default()
         },
@@ -296,11 +376,17 @@ fn stats_mode(args: StatsArgs, vars: Vec<(String, String)>) -> anyhow::Result<u8
         retry.max_wait = STATS_MAX_WAIT;
     }
     let cache_dir = args.cache.clone().unwrap_or_else(|| args.out.join("cache"));
+    // Every PR is read with one list, so that "absent" compares across the window; bots
+    // never seen are named apart in the scorecard.
+    let sources = match &config.sources {
+        BotSelection::Listed(sources) => sources.clone(),
+        BotSelection::Posted { .. } => review_consensus::adapters::default_sources(),
+    };
     let request = stats::StatsRequest {
         owner,
         repo,
         since_days: args.since,
-        sources: &config.sources,
+        sources: &sources,
         out_dir: args.out,
         cache_dir,
         now: chrono::Utc::now(),
@@ -384,4 +470,97 @@ pub fn print_out(text: &str) {
 /// The only place the CLI writes to stderr (help, verdicts, plain errors).
 pub fn print_err(text: &str) {
     let _ = writeln!(std::io::stderr().lock(), "{}", text.trim_end_matches('\n'));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every input that makes sense offline is a `render` flag of the same name, and its
+    /// value reaches the configuration exactly as the input's would.
+    #[test]
+    fn every_offline_input_is_a_render_flag() {
+        let command = Cli::command();
+        let render = command
+            .find_subcommand("render")
+            .expect("render subcommand");
+        for name in INPUT_NAMES {
+            let flag = render.get_arguments().any(|a| a.get_long() == Some(name));
+            assert_eq!(
+                flag,
+                !ONLINE_ONLY.contains(name),
+                "`{name}`: a render flag exactly when it is not online-only"
+            );
+        }
+        for name in ONLINE_ONLY {
+            assert!(INPUT_NAMES.contains(name), "`{name}` is no input");
+        }
+        let cli = Cli::try_parse_from([
+            "review-consensus",
+            "render",
+            "--fail-on-severity",
+            "high",
+            "--required-bots",
+            "coderabbit|sourcery",
+            "--include-resolved",
+            "--line-window",
+            "-1",
+            "pr/",
+        ])
+        .expect("parses");
+        let Some(Command::Render(args)) = cli.command else {
+            panic!("render");
+        };
+        // In INPUT_NAMES order, a bare boolean flag as `true`.
+        let expected = [
+            ("fail-on-severity", "high"),
+            ("required-bots", "coderabbit|sourcery"),
+            ("line-window", "-1"),
+            ("include-resolved", "true"),
+        ]
+        .map(|(k, v)| (k.to_owned(), v.to_owned()));
+        assert_eq!(args.inputs_as_flags.0, expected);
+        assert_eq!(args.inputs, [PathBuf::from("pr/")]);
+
+        // Every offline flag at once, `=` or not: each lands under its input's name.
+        let mut argv = vec!["review-consensus".to_owned(), "render".to_owned()];
+        for name in offline_inputs() {
+            argv.push(format!("--{name}=value-of-{name}"));
+        }
+        argv.push("pr/".to_owned());
+        let cli = Cli::try_parse_from(argv).expect("parses");
+        let Some(Command::Render(args)) = cli.command else {
+            panic!("render");
+        };
+        let names: Vec<&str> = args
+            .inputs_as_flags
+            .0
+            .iter()
+            .map(|(k, _)| k.as_str())
+            .collect();
+        assert_eq!(names, offline_inputs().collect::<Vec<_>>());
+        assert!(args
+            .inputs_as_flags
+            .0
+            .iter()
+            .all(|(k, v)| *v == format!("value-of-{k}")));
+    }
+
+    /// A flag's help leads with the input's meaning; an input added later (`matching`) still
+    /// gets a flag, whose help points at the README.
+    #[test]
+    fn flag_help_names_the_input() {
+        assert_eq!(
+            flag_help("required-bots"),
+            "Sources that must have reviewed the head commit; `a|b` = one of them; the \
+             `required-bots` input"
+        );
+        assert_eq!(
+            flag_help("matching"),
+            "The `matching` input (README, Inputs)"
+        );
+        for name in offline_inputs() {
+            assert!(flag_help(name).contains(&format!("`{name}`")), "{name}");
+        }
+    }
 }

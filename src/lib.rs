@@ -2,8 +2,8 @@
 //! across bots, score how many agree, and gate the PR on the confirmed findings.
 //!
 //! The pipeline, and the module for each stage:
-//! `config` -> `github` (fetch) -> `adapters` -> `consensus` -> `synthesis` -> `gate` ->
-//! `render` -> `publish`. `pipeline::analyze` runs the pure middle; `action` the whole run.
+//! `config` -> `github` (fetch) -> `adapters` -> `consensus` -> `synthesis` -> `identity` ->
+//! `gate` -> `render` -> `publish`. `pipeline::analyze` runs the pure middle; `action` the whole run.
 
 pub mod action;
 pub mod adapters;
@@ -14,6 +14,7 @@ pub mod demo;
 pub mod doctor;
 pub mod gate;
 pub mod github;
+pub mod identity;
 pub mod local;
 pub mod model;
 pub mod pipeline;
@@ -21,3 +22,4 @@ pub mod publish;
 pub mod render;
 pub mod stats;
 pub mod synthesis;
+pub mod wait;

@@ -8,7 +8,12 @@ use std::path::{Path, PathBuf};
 use anyhow::{anyhow, bail, Context};
 use serde_json::Value;
 
-use crate::api::{self, CodeScanning, PrSnapshot, PullRequest, RepoRef, Unreadable};
+use crate::api::{
+    self, CodeScanning, PrSnapshot, PullRequest, RepoRef, Signals, Surface, Unreadable,
+};
+use crate::github::comment::find_ours;
+use crate::github::threads::Viewer;
+use crate::identity::{IdentityInput, Prior};
 use crate::model::{NormalizedFinding, SourceState};
 use crate::pipeline::ExtraSource;
 
@@ -18,6 +23,12 @@ pub const REVIEWS: &str = "reviews.json";
 pub const ISSUE_COMMENTS: &str = "issue_comments.json";
 pub const CODE_SCANNING_ALERTS: &str = "code_scanning_alerts.json";
 pub const REVIEW_THREADS: &str = "review_threads.json";
+pub const REACTIONS: &str = "reactions.json";
+pub const CHECK_RUNS: &str = "check_runs.json";
+pub const STATUSES: &str = "statuses.json";
+pub const HEAD_COMMIT: &str = "head_commit.json";
+/// Who the saving run was (`{"login", "type"}`): whose sticky comment is "ours" offline.
+pub const VIEWER: &str = "viewer.json";
 
 /// The files of a saved-API-JSON folder as text, so that a folder on disk and the bundled
 /// demo go through the same parsing.
@@ -29,6 +40,20 @@ pub struct SnapshotTexts<'a> {
     pub issue_comments: &'a str,
     pub code_scanning_alerts: Option<&'a str>,
     pub review_threads: Option<&'a str>,
+    /// The completion-signal surfaces (docs/adapters.md), each optional.
+    pub signals: SignalTexts<'a>,
+}
+
+/// `reactions.json` (the PR's reactions), `check_runs.json` (the head's check runs: the
+/// endpoint's object or its `check_runs` array), `statuses.json` (the head's statuses,
+/// newest first) and `head_commit.json` (the head commit: `git/commits/{sha}` or its
+/// `pulls/{n}/commits` element, for its committer date).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SignalTexts<'a> {
+    pub reactions: Option<&'a str>,
+    pub check_runs: Option<&'a str>,
+    pub statuses: Option<&'a str>,
+    pub head_commit: Option<&'a str>,
 }
 
 /// Parse a saved PR. A bad element of a list is kept as `Unreadable`, not fatal; a file
@@ -57,6 +82,7 @@ pub fn snapshot_from_texts(texts: &SnapshotTexts<'_>) -> anyhow::Result<PrSnapsh
             })
         })
         .transpose()?;
+    let signals = signals_from_texts(&texts.signals, &mut unreadable)?;
     let repository = pull
         .base
         .repo
@@ -72,6 +98,52 @@ pub fn snapshot_from_texts(texts: &SnapshotTexts<'_>) -> anyhow::Result<PrSnapsh
         code_scanning,
         review_threads,
         unreadable,
+        signals,
+    })
+}
+
+fn signals_from_texts(
+    texts: &SignalTexts<'_>,
+    unreadable: &mut Vec<Unreadable>,
+) -> anyhow::Result<Signals> {
+    fn surface<T: serde::de::DeserializeOwned>(
+        file: &str,
+        text: Option<&str>,
+        unreadable: &mut Vec<Unreadable>,
+    ) -> anyhow::Result<Surface<T>> {
+        match text {
+            Some(text) => list(file, text, unreadable).map(Surface::Read),
+            // Absent: not fetched (no configured bot needed it), as when the run saved it.
+            None => Ok(Surface::default()),
+        }
+    }
+    // The check-runs endpoint answers an object; a saved folder may keep it whole.
+    let check_runs = match texts.check_runs {
+        Some(text) => match json(CHECK_RUNS, text)? {
+            Value::Object(mut object) => {
+                let runs = object.remove("check_runs").unwrap_or(Value::Null);
+                surface(CHECK_RUNS, Some(&runs.to_string()), unreadable)?
+            }
+            _ => surface(CHECK_RUNS, Some(text), unreadable)?,
+        },
+        None => surface(CHECK_RUNS, None, unreadable)?,
+    };
+    let head_committed_at = texts
+        .head_commit
+        .map(|text| json(HEAD_COMMIT, text))
+        .transpose()?
+        .and_then(|commit| {
+            commit
+                .pointer("/committer/date")
+                .or_else(|| commit.pointer("/commit/committer/date"))
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+        });
+    Ok(Signals {
+        reactions: surface(REACTIONS, texts.reactions, unreadable)?,
+        check_runs,
+        statuses: surface(STATUSES, texts.statuses, unreadable)?,
+        head_committed_at,
     })
 }
 
@@ -115,6 +187,8 @@ pub fn load_snapshot_dir(dir: &Path) -> anyhow::Result<PrSnapshot> {
         read(ISSUE_COMMENTS)?,
     );
     let (alerts, threads) = (optional(CODE_SCANNING_ALERTS)?, optional(REVIEW_THREADS)?);
+    let (reactions, check_runs) = (optional(REACTIONS)?, optional(CHECK_RUNS)?);
+    let (statuses, head_commit) = (optional(STATUSES)?, optional(HEAD_COMMIT)?);
     snapshot_from_texts(&SnapshotTexts {
         pull: &pull,
         review_comments: &review_comments,
@@ -122,6 +196,12 @@ pub fn load_snapshot_dir(dir: &Path) -> anyhow::Result<PrSnapshot> {
         issue_comments: &issue_comments,
         code_scanning_alerts: alerts.as_deref(),
         review_threads: threads.as_deref(),
+        signals: SignalTexts {
+            reactions: reactions.as_deref(),
+            check_runs: check_runs.as_deref(),
+            statuses: statuses.as_deref(),
+            head_commit: head_commit.as_deref(),
+        },
     })
     .with_context(|| format!("saved-API-JSON folder {}", dir.display()))
 }
@@ -160,7 +240,75 @@ pub fn save_snapshot_dir(snapshot: &PrSnapshot, dir: &Path) -> anyhow::Result<()
     if let Some(threads) = &snapshot.review_threads {
         write(REVIEW_THREADS, serde_json::to_string_pretty(threads))?;
     }
+    let signals = &snapshot.signals;
+    if let Surface::Read(reactions) = &signals.reactions {
+        write(REACTIONS, serde_json::to_string_pretty(reactions))?;
+    }
+    if let Surface::Read(runs) = &signals.check_runs {
+        write(CHECK_RUNS, serde_json::to_string_pretty(runs))?;
+    }
+    if let Surface::Read(statuses) = &signals.statuses {
+        write(STATUSES, serde_json::to_string_pretty(statuses))?;
+    }
+    if let Some(date) = &signals.head_committed_at {
+        let commit = serde_json::json!({"sha": snapshot.head_sha(), "committer": {"date": date}});
+        write(HEAD_COMMIT, serde_json::to_string_pretty(&commit))?;
+    }
     Ok(())
+}
+
+/// Record the token's identity beside a saved folder, so that `render` knows which sticky
+/// comment was ours.
+pub fn save_viewer(dir: &Path, login: &str, bot: bool) -> anyhow::Result<()> {
+    let value = serde_json::json!({"login": login, "type": if bot { "Bot" } else { "User" }});
+    let path = dir.join(VIEWER);
+    fs::write(&path, format!("{value}\n"))
+        .with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// The identity a saved folder was fetched with: `(login, is_bot)`, `None` when the folder
+/// does not say (an error when it says so unreadably).
+pub fn load_viewer(dir: &Path) -> anyhow::Result<Option<(String, bool)>> {
+    let path = dir.join(VIEWER);
+    if !path.exists() {
+        return Ok(None);
+    }
+    let text =
+        fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
+    let value = json(VIEWER, &text)?;
+    let login = value
+        .get("login")
+        .and_then(Value::as_str)
+        .filter(|l| !l.trim().is_empty())
+        .ok_or_else(|| {
+            anyhow!("{VIEWER}: expected {{\"login\": ..., \"type\": \"Bot\" or \"User\"}}")
+        })?;
+    let bot = value.get("type").and_then(Value::as_str) == Some("Bot") || login.ends_with("[bot]");
+    Ok(Some((login.to_owned(), bot)))
+}
+
+/// The identity stage's input for `render`: the state block of the sticky comment that was
+/// ours in the saved folder (the oldest with the marker on its first line by the identity in
+/// `viewer.json`, else by `github-actions[bot]`, the Actions token's), no permission lookups
+/// (only the state's cache answers), and `today`.
+pub fn offline_identity(
+    inputs: &[PathBuf],
+    snapshot: Option<&PrSnapshot>,
+    marker: &str,
+    today: chrono::NaiveDate,
+) -> anyhow::Result<IdentityInput> {
+    let saved = match inputs.iter().find(|p| p.is_dir()) {
+        Some(dir) => load_viewer(dir)?,
+        None => None,
+    };
+    let viewer = saved.map_or_else(Viewer::actions, |(login, bot)| Viewer { login, bot });
+    let ours = snapshot.and_then(|s| find_ours(&s.issue_comments, marker, &viewer));
+    Ok(IdentityInput {
+        prior: Prior::read(ours.and_then(|c| c.body.as_deref())),
+        permissions: Default::default(),
+        today: Some(today),
+        offline: true,
+    })
 }
 
 /// One `render` INPUT, read.
@@ -239,19 +387,21 @@ fn is_sarif(object: &serde_json::Map<String, Value>) -> bool {
 /// Normalised findings, one source per bot in order of first appearance. A bad element is
 /// an error naming it: this file is written by a tool, not a bot, so it should be exact.
 pub fn findings_sources(name: &str, items: Vec<Value>) -> anyhow::Result<Vec<ExtraSource>> {
-    let mut by_bot: Vec<(String, Vec<NormalizedFinding>)> = Vec::new();
+    // One source per run of consecutive findings of a bot, so that the file's order
+    // reaches the engine; `analyze` counts each bot once.
+    let mut runs: Vec<(String, Vec<NormalizedFinding>)> = Vec::new();
     for (index, item) in items.into_iter().enumerate() {
         let finding: NormalizedFinding = serde_json::from_value(item)
             .with_context(|| format!("{name}: element {index} is not a normalised finding"))?;
         if finding.bot.trim().is_empty() {
             bail!("{name}: element {index} has an empty `bot`");
         }
-        match by_bot.iter_mut().find(|(bot, _)| *bot == finding.bot) {
-            Some((_, list)) => list.push(finding),
-            None => by_bot.push((finding.bot.clone(), vec![finding])),
+        match runs.last_mut() {
+            Some((bot, list)) if *bot == finding.bot => list.push(finding),
+            _ => runs.push((finding.bot.clone(), vec![finding])),
         }
     }
-    Ok(by_bot
+    Ok(runs
         .into_iter()
         .map(|(bot, findings)| ExtraSource::ok(bot, findings))
         .collect())
@@ -265,6 +415,25 @@ pub fn sarif_sources(text: &str) -> Result<Vec<ExtraSource>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_viewer_is_saved_beside_the_folder_and_read_back() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        assert_eq!(load_viewer(dir.path()).expect("none is fine"), None);
+        save_viewer(dir.path(), "octo-app[bot]", true).expect("saved");
+        assert_eq!(
+            load_viewer(dir.path()).expect("read"),
+            Some(("octo-app[bot]".to_owned(), true))
+        );
+        save_viewer(dir.path(), "alice", false).expect("saved");
+        assert_eq!(
+            load_viewer(dir.path()).expect("read"),
+            Some(("alice".to_owned(), false))
+        );
+        fs::write(dir.path().join(VIEWER), "{\"type\": \"User\"}").expect("written");
+        let err = load_viewer(dir.path()).unwrap_err().to_string();
+        assert!(err.contains("viewer.json"), "{err}");
+    }
 
     fn fixture(name: &str) -> PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -369,7 +538,7 @@ mod tests {
     }
 
     #[test]
-    fn normalised_findings_group_per_bot_in_order() {
+    fn normalised_findings_keep_the_files_order() {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("findings.json");
         fs::write(
@@ -389,10 +558,65 @@ mod tests {
             .iter()
             .map(|s| (s.status.bot.as_str(), s.findings.len()))
             .collect();
-        assert_eq!(bots, [("semgrep", 2), ("custom", 1)]);
-        assert_eq!(sources[0].status.findings, 2);
+        assert_eq!(bots, [("semgrep", 1), ("custom", 1), ("semgrep", 1)]);
         assert_eq!(sources[1].findings[0].confidence, 1.0, "the seed's default");
         assert_eq!(sources[0].findings[0].evidence.line, Some(12));
+
+        // The engine sees the file's order, and each bot counts once.
+        let outcome = crate::pipeline::analyze(
+            None,
+            &crate::adapters::BotSelection::Listed(Vec::new()),
+            sources,
+            &crate::pipeline::AnalysisOptions::default(),
+        );
+        let names: Vec<&str> = outcome.sources.iter().map(|s| s.bot.as_str()).collect();
+        assert_eq!(names, ["semgrep", "custom"]);
+        assert_eq!(outcome.sources[0].findings, 2);
+        assert_eq!(outcome.bots_ran, 2);
+    }
+
+    /// The seed's greedy pass depends on order: regrouping by bot would cluster otherwise.
+    #[test]
+    fn seed_matching_on_a_findings_file_follows_its_order() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("findings.json");
+        let row = |bot: &str, id: &str, line: u32| {
+            format!(
+                r#"{{"bot": "{bot}", "finding_id": "{id}", "category": "bug", "title": "t {id}", "evidence": {{"file": "a.py", "line": {line}}}}}"#
+            )
+        };
+        let rows = [
+            row("a", "a1", 10),
+            row("b", "b1", 20),
+            row("c", "c1", 23),
+            row("a", "a2", 17),
+        ];
+        fs::write(&path, format!("[{}]", rows.join(","))).expect("write");
+        let LocalInput::Sources(sources) = load_input(&path).expect("loads") else {
+            panic!("expected sources");
+        };
+        let mut options = crate::pipeline::AnalysisOptions::default();
+        options.consensus.matching = crate::consensus::Matching::Seed;
+        let outcome = crate::pipeline::analyze(
+            None,
+            &crate::adapters::BotSelection::Listed(Vec::new()),
+            sources,
+            &options,
+        );
+        let mut clusters: Vec<Vec<&str>> = outcome
+            .findings
+            .iter()
+            .map(|f| {
+                f.consensus
+                    .members
+                    .iter()
+                    .map(|m| m.finding_id.as_str())
+                    .collect()
+            })
+            .collect();
+        clusters.sort();
+        // In file order: a1 alone; b1 anchors c1 (3 lines) and a2 (3 lines).
+        assert_eq!(clusters, [vec!["a1"], vec!["b1", "c1", "a2"]]);
     }
 
     #[test]

@@ -1,11 +1,15 @@
 //! The pure middle of the pipeline, shared by the action, `run`, `render` and `demo`:
 //! adapters -> consensus -> synthesis -> gate, giving one `Outcome`.
 
-use crate::adapters::{self, ExtractOptions, SourceConfig};
+use crate::adapters::{self, BotSelection, ExtractOptions};
 use crate::api::PrSnapshot;
 use crate::consensus::{self, ConsensusOptions};
 use crate::gate;
-use crate::model::{Coverage, FailOn, NormalizedFinding, Outcome, SourceState, SourceStatus};
+use crate::gate::RequiredGroup;
+use crate::identity::{self, IdentityInput};
+use crate::model::{
+    Coverage, FailOn, NormalizedFinding, Outcome, Severity, SourceState, SourceStatus,
+};
 use crate::synthesis::{self, SynthesisOptions};
 
 /// Findings that come from outside the PR's comments: a SARIF file, a findings file.
@@ -25,6 +29,7 @@ impl ExtraSource {
             bot: bot.into(),
             status: SourceState::Ok,
             coverage: Coverage::Reviewed,
+            coverage_signal: "input file".to_owned(),
             findings: findings.len(),
             skipped: 0,
             notes: Vec::new(),
@@ -42,6 +47,7 @@ impl ExtraSource {
             bot: bot.into(),
             status: SourceState::Malformed,
             coverage: Coverage::Absent,
+            coverage_signal: String::new(),
             findings: 0,
             skipped: 0,
             notes: vec![reason.into()],
@@ -62,32 +68,42 @@ pub struct AnalysisOptions {
     pub consensus: ConsensusOptions,
     pub synthesis: SynthesisOptions,
     pub fail_on: FailOn,
+    /// `fail-on-severity`; `None`: off.
+    pub fail_on_severity: Option<Severity>,
+    /// `required-bots`.
+    pub required: Vec<RequiredGroup>,
+    /// The last run's state, the commenters' permissions and today (from the edge).
+    pub identity: IdentityInput,
 }
 
 /// Run adapters (when there is a PR snapshot), add extra sources, then the engine and gate.
+/// `bots` is resolved on the snapshot (`adapters::extract_selected`), so the action and
+/// `render` on its saved folder read the same sources.
 pub fn analyze(
     snapshot: Option<&PrSnapshot>,
-    sources: &[SourceConfig],
+    bots: &BotSelection,
     extra: Vec<ExtraSource>,
     options: &AnalysisOptions,
 ) -> Outcome {
     let mut findings = Vec::new();
     let mut statuses = Vec::new();
     if let Some(snapshot) = snapshot {
-        let extraction = adapters::extract(snapshot, sources, &options.extract);
+        let extraction = adapters::extract_selected(snapshot, bots, &options.extract);
         findings.extend(extraction.findings);
         statuses.extend(extraction.sources);
     }
     let mut synthesis_options = options.synthesis.clone();
-    for source in merge_by_name(extra) {
-        if source.tool_verified {
-            synthesis_options
-                .verified_sources
-                .push(source.status.bot.clone());
+    let mut extra_statuses = Vec::with_capacity(extra.len());
+    for source in extra {
+        let name = &source.status.bot;
+        if source.tool_verified && !synthesis_options.verified_sources.contains(name) {
+            synthesis_options.verified_sources.push(name.clone());
         }
+        // In input order: a findings file keeps its order (`seed` matching depends on it).
         findings.extend(source.findings);
-        statuses.push(source.status);
+        extra_statuses.push(source.status);
     }
+    statuses.extend(merge_by_name(extra_statuses));
 
     let ran = statuses.iter().filter(|s| s.coverage.ran()).count();
     synthesis_options.sources_ran = Some(ran);
@@ -98,8 +114,16 @@ pub fn analyze(
     };
     // `findings` is not needed afterwards: the clusters take the findings, no copies.
     let clusters = consensus::consensus_owned(findings, &consensus_options);
-    let synthesized = synthesis::synthesize(clusters, &synthesis_options);
-    let gate = gate::decide(&synthesized, options.fail_on);
+    let mut synthesized = synthesis::synthesize(clusters, &synthesis_options);
+    // Acknowledgements are known before the gate: an acknowledged finding fails no rule.
+    let identity = identity::track(&mut synthesized, &statuses, snapshot, &options.identity);
+    let not_reviewed = gate::not_reviewed(&statuses, &options.required);
+    let gate = gate::decide_all(
+        &synthesized,
+        options.fail_on,
+        options.fail_on_severity,
+        &not_reviewed,
+    );
 
     Outcome {
         repository: snapshot.map(|s| s.repository.clone()).unwrap_or_default(),
@@ -111,22 +135,22 @@ pub fn analyze(
         sources: statuses,
         findings: synthesized,
         fail_on: options.fail_on,
+        fail_on_severity: options.fail_on_severity,
+        required_bots: options.required.iter().map(RequiredGroup::label).collect(),
+        not_reviewed,
         gate,
+        identity,
     }
 }
 
-/// One source per name: CodeQL writes a SARIF file per language and a tool may be given
+/// One status per name: CodeQL writes a SARIF file per language and a tool may be given
 /// several findings files, but a bot counts once in the agreement denominator.
-fn merge_by_name(extra: Vec<ExtraSource>) -> Vec<ExtraSource> {
-    let mut merged: Vec<ExtraSource> = Vec::with_capacity(extra.len());
-    for source in extra {
-        match merged
-            .iter_mut()
-            .find(|m| m.status.bot == source.status.bot)
-        {
-            None => merged.push(source),
-            Some(into) => {
-                let (from, status) = (source.status, &mut into.status);
+fn merge_by_name(statuses: Vec<SourceStatus>) -> Vec<SourceStatus> {
+    let mut merged: Vec<SourceStatus> = Vec::with_capacity(statuses.len());
+    for from in statuses {
+        match merged.iter_mut().find(|m| m.bot == from.bot) {
+            None => merged.push(from),
+            Some(status) => {
                 // Readable if any part was; its coverage is the best any part had.
                 status.status = match (status.status, from.status) {
                     (SourceState::Ok, _) | (_, SourceState::Ok) => SourceState::Ok,
@@ -141,8 +165,6 @@ fn merge_by_name(extra: Vec<ExtraSource>) -> Vec<ExtraSource> {
                 status.findings += from.findings;
                 status.skipped += from.skipped;
                 status.notes.extend(from.notes);
-                into.findings.extend(source.findings);
-                into.tool_verified |= source.tool_verified;
             }
         }
     }
@@ -178,7 +200,7 @@ mod tests {
         );
         let outcome = analyze(
             None,
-            &[],
+            &BotSelection::default(),
             vec![python, js, reviewer],
             &AnalysisOptions::default(),
         );
@@ -205,7 +227,12 @@ mod tests {
             ExtraSource::ok("beta", Vec::new()),
             ExtraSource::ok("gamma", Vec::new()),
         ];
-        let outcome = analyze(None, &[], extra, &AnalysisOptions::default());
+        let outcome = analyze(
+            None,
+            &BotSelection::default(),
+            extra,
+            &AnalysisOptions::default(),
+        );
         assert_eq!(outcome.findings.len(), 1);
         assert!(outcome.findings[0].suppressed);
 
@@ -214,7 +241,12 @@ mod tests {
             "alpha",
             vec![finding("alpha", "n", Severity::Low, "style")],
         )];
-        let outcome = analyze(None, &[], alone, &AnalysisOptions::default());
+        let outcome = analyze(
+            None,
+            &BotSelection::default(),
+            alone,
+            &AnalysisOptions::default(),
+        );
         assert!(!outcome.findings[0].suppressed);
     }
 }

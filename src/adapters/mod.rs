@@ -5,31 +5,35 @@
 //!
 //! Layout: `bots/` holds one file per bot and the registry (`bots/mod.rs`), `read/` the
 //! readers they share, `sarif.rs` SARIF files as extra sources. Adding a bot: one file in
-//! `bots/`, one line in its registry, a fixture test (docs/adapters.md).
+//! `bots/`, its registry entry in `bots/mod.rs`, a fixture test (docs/adapters.md).
 
 mod bots;
+mod coverage;
 #[cfg(test)]
 mod fixture;
 pub mod read;
 pub mod sarif;
 
+pub use coverage::{last_activity, needed_surfaces};
 pub use read::common::{
-    anchor, category_for, detail_after_title, detail_from, is_own_sticky, provenance, Activity,
-    Anchor, Identity, DETAIL_CHARS, TITLE_CHARS,
+    also_appears, anchor, category_for, detail_after_title, detail_from, is_own_sticky,
+    line_ranges, provenance, Activity, Anchor, Identity, DETAIL_CHARS, TITLE_CHARS,
 };
+pub use read::signals::{Meaning, Needs, Signal};
 pub use read::{markdown, taxonomy};
+
+use std::borrow::Cow;
+
+use crate::api::PrSnapshot;
+use crate::model::{Category, Coverage, Dispute, NormalizedFinding, SourceState, SourceStatus};
+use read::common::signal;
+use read::threads::ThreadIndex;
 
 /// `my-bot[bot]` -> `my-bot`: the name a login's findings and status carry.
 pub(crate) fn bot_name(login: &str) -> String {
     let login = login.trim();
     login.strip_suffix("[bot]").unwrap_or(login).to_owned()
 }
-
-use std::borrow::Cow;
-
-use crate::api::PrSnapshot;
-use crate::model::{Coverage, Dispute, NormalizedFinding, SourceState, SourceStatus};
-use read::threads::ThreadIndex;
 
 /// One configured bot source: which adapter reads it and under which logins.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -65,6 +69,16 @@ pub struct AdapterOutput {
     /// How many of the bot's objects were read (findings or not: summaries, notices...).
     /// With `malformed`, decides the status: malformed only when nothing could be read.
     pub readable: usize,
+    /// What decided `coverage` (`set_coverage` fills it); `None`: a default by coverage.
+    pub coverage_signal: Option<String>,
+}
+
+impl AdapterOutput {
+    /// The coverage and the signal that decided it, from the bot's activity.
+    pub fn set_coverage(&mut self, activity: &Activity) {
+        self.coverage = activity.coverage();
+        self.coverage_signal = Some(activity.signal());
+    }
 }
 
 impl Default for AdapterOutput {
@@ -76,6 +90,7 @@ impl Default for AdapterOutput {
             notes: Vec::new(),
             withdrawn: Vec::new(),
             readable: 0,
+            coverage_signal: None,
         }
     }
 }
@@ -98,6 +113,17 @@ pub trait Adapter: Sync {
     fn source_per_login(&self) -> bool {
         false
     }
+    /// How the bot shows it finished, declined or started besides its comments: a reaction,
+    /// its app's check run, a commit status (`Signal`). `extract` reads them; the fetch asks
+    /// for those surfaces only when a configured bot declares them.
+    fn signals(&self) -> &'static [Signal] {
+        &[]
+    }
+    /// The service has shut down (Korbit): its old comments are read only when `bots`
+    /// lists it, never by default.
+    fn retired(&self) -> bool {
+        false
+    }
     /// Read the bot's objects of one PR. `logins` is never empty (defaults filled in).
     fn parse(&self, snapshot: &PrSnapshot, logins: &[String]) -> AdapterOutput;
 }
@@ -118,17 +144,159 @@ pub struct Extraction {
     pub sources: Vec<SourceStatus>,
 }
 
-/// Every built-in adapter with its default logins (the `bots` input's default). Adapters
-/// without default logins (`generic`) only run when mapped to a login.
+/// Every built-in adapter the `bots` default considers, with its default logins: all but
+/// the retired ones and those without default logins (`generic` runs only when mapped to a
+/// login). The default then keeps those that posted on the PR (`BotSelection::Posted`).
 pub fn default_sources() -> Vec<SourceConfig> {
     bots::REGISTRY
         .iter()
-        .filter(|a| !a.default_logins().is_empty())
+        .filter(|a| !a.default_logins().is_empty() && !a.retired())
         .map(|a| SourceConfig {
             adapter: a.id().to_owned(),
             logins: Vec::new(),
         })
         .collect()
+}
+
+/// Whether a configured source owns `surface` (`code_scanning_alerts`: code scanning is
+/// worth reading).
+pub fn owns_surface(sources: &[SourceConfig], surface: &str) -> bool {
+    sources
+        .iter()
+        .any(|s| find_adapter(&s.adapter).is_some_and(|a| a.owned_surfaces().contains(&surface)))
+}
+
+/// Whether adapter `id` makes each of its logins a source of its own (`generic`).
+pub fn source_per_login(id: &str) -> bool {
+    find_adapter(id).is_some_and(|a| a.source_per_login())
+}
+
+/// The `bots` input: which sources to read. The action and `render` resolve it the same
+/// way, on the PR snapshot (`extract_selected`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BotSelection {
+    /// `bots` unset: the built-in bots (`default_sources`) that posted on the PR, on any
+    /// surface read (an inline comment, review, issue comment or code-scanning analysis
+    /// that counts as a review, a notice or a finding, or an object that could not be
+    /// read), plus `also`: ids listed even when silent (the `required-bots`), so that only
+    /// those are ever shown as absent.
+    Posted { also: Vec<String> },
+    /// `bots` set: exactly these sources; a silent one is listed as absent.
+    Listed(Vec<SourceConfig>),
+}
+
+impl Default for BotSelection {
+    fn default() -> Self {
+        BotSelection::Posted { also: Vec::new() }
+    }
+}
+
+impl BotSelection {
+    /// The default plus `ids`, which are read and listed even when they did not post.
+    pub fn posted_plus<I, S>(ids: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        BotSelection::Posted {
+            also: ids.into_iter().map(Into::into).collect(),
+        }
+    }
+
+    /// Add `ids` to the sources that are always listed (`Posted`), or to the list itself
+    /// (`Listed`, with their default logins) when they are not in it yet.
+    pub fn require<S: AsRef<str>>(&mut self, ids: &[S]) {
+        for id in ids.iter().map(AsRef::as_ref) {
+            match self {
+                BotSelection::Posted { also } if !also.iter().any(|a| a == id) => {
+                    also.push(id.to_owned());
+                }
+                BotSelection::Listed(sources) if !sources.iter().any(|s| s.adapter == id) => {
+                    sources.push(SourceConfig {
+                        adapter: id.to_owned(),
+                        logins: Vec::new(),
+                    });
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// Run the selected adapters over one PR. `Posted` runs every candidate and keeps the
+/// sources that posted something (or are in `also`): the others are left out, not shown
+/// as absent.
+pub fn extract_selected(
+    snapshot: &PrSnapshot,
+    selection: &BotSelection,
+    options: &ExtractOptions,
+) -> Extraction {
+    let also = match selection {
+        BotSelection::Listed(sources) => return extract(snapshot, sources, options),
+        BotSelection::Posted { also } => also,
+    };
+    let wanted = |id: &str| also.iter().any(|a| a == id);
+    run_sources(
+        snapshot,
+        &posted_candidates(also),
+        options,
+        |source, status| has_posted(status) || wanted(&source.adapter),
+    )
+}
+
+impl BotSelection {
+    /// The sources whose completion a run waits for and reads signals for, on this snapshot:
+    /// the listed ones; unset, `also` and the candidates that posted so far (as
+    /// `extract_selected` keeps them) or show that they started (a check run in progress, a
+    /// "working" comment). A bot that has not shown up yet is unknown: nothing waits for it.
+    pub fn active_sources(&self, snapshot: &PrSnapshot) -> Vec<SourceConfig> {
+        let also = match self {
+            BotSelection::Listed(sources) => return sources.clone(),
+            BotSelection::Posted { also } => also,
+        };
+        let candidates = posted_candidates(also);
+        let shown = extract(snapshot, &candidates, &ExtractOptions::default()).sources;
+        candidates
+            .into_iter()
+            .filter(|source| {
+                also.contains(&source.adapter)
+                    || shown.iter().any(|s| {
+                        s.bot == source.adapter
+                            && (has_posted(s) || s.coverage_signal != signal::NOTHING)
+                    })
+            })
+            .collect()
+    }
+}
+
+/// The sources `BotSelection::Posted` tries: every built-in bot with default logins except
+/// the retired ones, plus the `also` ids (with their default logins; an unknown id is kept
+/// so that it is reported).
+fn posted_candidates(also: &[String]) -> Vec<SourceConfig> {
+    let wanted = |id: &str| also.iter().any(|a| a == id);
+    let mut sources: Vec<SourceConfig> = bots::REGISTRY
+        .iter()
+        .filter(|a| (!a.default_logins().is_empty() && !a.retired()) || wanted(a.id()))
+        .map(|a| SourceConfig {
+            adapter: a.id().to_owned(),
+            logins: Vec::new(),
+        })
+        .collect();
+    sources.extend(
+        also.iter()
+            .filter(|id| !is_known(id))
+            .map(|id| SourceConfig {
+                adapter: id.clone(),
+                logins: Vec::new(),
+            }),
+    );
+    sources
+}
+
+/// The bot left something on the PR that counts: a review or a notice, a finding or an
+/// unreadable object (chit-chat alone, such as a reply, leaves it absent).
+fn has_posted(status: &SourceStatus) -> bool {
+    status.coverage != Coverage::Absent || status.findings > 0 || status.skipped > 0
 }
 
 /// Whether `id` names a built-in adapter (for validating the `bots` input).
@@ -164,6 +332,16 @@ pub fn extract(
     sources: &[SourceConfig],
     options: &ExtractOptions,
 ) -> Extraction {
+    run_sources(snapshot, sources, options, |_, _| true)
+}
+
+/// `extract`, keeping a source only when `keep(source, its status)`.
+fn run_sources(
+    snapshot: &PrSnapshot,
+    sources: &[SourceConfig],
+    options: &ExtractOptions,
+    keep: impl Fn(&SourceConfig, &SourceStatus) -> bool,
+) -> Extraction {
     let snapshot = &*without_own_sticky(snapshot);
     let threads = ThreadIndex::new(snapshot);
     let mut findings = Vec::new();
@@ -174,6 +352,7 @@ pub fn extract(
                 bot: source.adapter.clone(),
                 status: SourceState::Missing,
                 coverage: Coverage::Absent,
+                coverage_signal: String::new(),
                 findings: 0,
                 skipped: 0,
                 notes: vec![format!("no built-in adapter named `{}`", source.adapter)],
@@ -206,8 +385,12 @@ pub fn extract(
             let owner = Owner {
                 identity: &identity,
                 surfaces: adapter.owned_surfaces(),
+                signals: adapter.signals(),
             };
             let (kept, status) = finish_source(&name, output, snapshot, &threads, &owner, options);
+            if !keep(source, &status) {
+                continue;
+            }
             findings.extend(kept);
             statuses.push(status);
         }
@@ -218,10 +401,11 @@ pub fn extract(
     }
 }
 
-/// Who a source is: its accounts, and the surfaces it owns outright.
+/// Who a source is: its accounts, the surfaces it owns outright, its completion signals.
 struct Owner<'a> {
     identity: &'a Identity,
     surfaces: &'static [&'static str],
+    signals: &'static [Signal],
 }
 
 impl Owner<'_> {
@@ -255,8 +439,20 @@ fn finish_source(
     }
     let readable = output.readable.max(output.findings.len());
     let candidates = output.findings.len();
-    if candidates > 0 && output.coverage == Coverage::Absent {
-        output.coverage = Coverage::Reviewed;
+    let (coverage, coverage_signal) =
+        coverage::coverage_of(&output, snapshot, owner.identity, owner.signals);
+    output.coverage = coverage;
+    if !output.coverage.ran() {
+        // Why a declared signal could not be read: a missing permission, an old saved folder.
+        for (surface, reason) in coverage::unread_surfaces(snapshot, owner.signals) {
+            output.notes.push(format!("{surface} not read: {reason}"));
+        }
+    }
+    let hinted = output.notes.iter().any(|n| n.contains("sunset"));
+    if coverage_signal.starts_with("notice: sunset") && !hinted {
+        output
+            .notes
+            .push("its service was sunset: remove it from the bots input".to_owned());
     }
 
     let (mut resolved, mut outdated) = (0usize, 0usize);
@@ -266,6 +462,7 @@ fn finish_source(
         finding.title =
             markdown::shorten(&markdown::collapse_whitespace(&finding.title), TITLE_CHARS);
         finding.detail = markdown::shorten(&finding.detail, DETAIL_CHARS + 80);
+        respect_severity(&mut finding);
         let state = threads.state(finding.provenance.comment_id);
         let is_resolved = state.resolved || output.withdrawn.contains(&finding.finding_id);
         if is_resolved && !options.include_resolved {
@@ -307,11 +504,28 @@ fn finish_source(
         bot: bot.to_owned(),
         status,
         coverage: output.coverage,
+        coverage_signal,
         findings: kept.len(),
         skipped,
         notes,
     };
     (kept, status)
+}
+
+/// A bot's own high or critical rating outranks style keywords (taxonomy::respect_severity),
+/// for every adapter alike.
+fn respect_severity(finding: &mut NormalizedFinding) {
+    let (Some(source), true) = (
+        finding.provenance.category_source,
+        finding.category == Category::Style.as_str(),
+    ) else {
+        return;
+    };
+    let text = format!("{}\n{}", finding.title, finding.detail);
+    let (category, source) =
+        taxonomy::respect_severity(Category::Style, source, finding.severity, &text);
+    finding.category = category.as_str().to_owned();
+    finding.provenance.category_source = Some(source);
 }
 
 fn dropped_note(resolved: usize, outdated: usize) -> String {
@@ -470,6 +684,84 @@ mod tests {
         assert_eq!((cr.findings, cr.coverage), (0, Coverage::Absent), "{cr:?}");
         assert!(cr.notes.is_empty(), "{cr:?}");
         assert_eq!(x.sources[1].findings, 1);
+    }
+
+    fn comment_by(login: &str, id: u64, body: &str, reply: Option<u64>) -> ReviewComment {
+        ReviewComment {
+            id,
+            in_reply_to_id: reply,
+            user: bot(login),
+            body: body.into(),
+            path: Some("a.py".into()),
+            line: Some(3),
+            ..ReviewComment::default()
+        }
+    }
+
+    fn names(x: &Extraction) -> Vec<&str> {
+        x.sources.iter().map(|s| s.bot.as_str()).collect()
+    }
+
+    #[test]
+    fn by_default_only_the_bots_that_posted_are_sources() {
+        let mut snapshot = PrSnapshot::default();
+        snapshot.review_comments.push(comment_by(
+            "sourcery-ai[bot]",
+            6,
+            "**issue (bug_risk):** Off by one.",
+            None,
+        ));
+        // A reply alone (chit-chat) is not a review: CodeRabbit stays out.
+        snapshot
+            .review_comments
+            .push(comment_by("coderabbitai[bot]", 7, "Thanks!", Some(6)));
+        // An object that could not be read is kept, so that it is reported.
+        snapshot.unreadable.push(Unreadable {
+            surface: "reviews".into(),
+            id: Some(8),
+            login: Some("gemini-code-assist[bot]".into()),
+            reason: "invalid type".into(),
+        });
+        // Korbit is retired: read only when asked for.
+        snapshot.review_comments.push(comment_by(
+            "korbit-ai[bot]",
+            9,
+            "**Typo in the log line.**",
+            None,
+        ));
+        let options = ExtractOptions::default();
+        let x = extract_selected(&snapshot, &BotSelection::default(), &options);
+        assert_eq!(names(&x), ["sourcery", "gemini"]);
+        assert_eq!(x.sources[1].status, SourceState::Malformed);
+
+        // Required ids are listed even when silent; retired ones are read when required.
+        let required = BotSelection::posted_plus(["copilot", "korbit"]);
+        let x = extract_selected(&snapshot, &required, &options);
+        assert_eq!(names(&x), ["sourcery", "copilot", "gemini", "korbit"]);
+        assert_eq!(x.sources[1].coverage, Coverage::Absent);
+        assert_eq!(x.findings.len(), 2);
+
+        // An explicit list keeps its meaning: every listed source, silent ones absent.
+        let listed = BotSelection::Listed(vec![source("coderabbit"), source("qodo")]);
+        let x = extract_selected(&snapshot, &listed, &options);
+        assert_eq!(names(&x), ["coderabbit", "qodo"]);
+        assert!(x.sources.iter().all(|s| s.coverage == Coverage::Absent));
+    }
+
+    #[test]
+    fn required_ids_extend_either_selection() {
+        let mut selection = BotSelection::default();
+        selection.require(&["copilot", "copilot", "sourcery"]);
+        assert_eq!(
+            selection,
+            BotSelection::posted_plus(["copilot", "sourcery"])
+        );
+        let mut listed = BotSelection::Listed(vec![source("copilot")]);
+        listed.require(&["copilot", "codex"]);
+        assert_eq!(
+            listed,
+            BotSelection::Listed(vec![source("copilot"), source("codex")])
+        );
     }
 
     #[test]

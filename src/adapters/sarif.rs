@@ -246,15 +246,15 @@ fn read_result(
         &markdown::keyword_text(&title, &plain),
     );
 
-    let finding_id = fingerprint(result)
-        .map(|fp| format!("{rule_id}@{fp}"))
-        .unwrap_or_else(|| match location.line {
-            Some(line) => format!("{rule_id}@{}:{line}", location.file),
-            None => format!("{rule_id}@{}", location.file),
-        });
+    let stable_id = fingerprint(result).map(|fp| format!("{rule_id}@{fp}"));
+    let finding_id = stable_id.clone().unwrap_or_else(|| match location.line {
+        Some(line) => format!("{rule_id}@{}:{line}", location.file),
+        None => format!("{rule_id}@{}", location.file),
+    });
 
     let mut finding = NormalizedFinding::new(bot, finding_id, severity, category.as_str(), title)
         .at(location.file, location.line);
+    finding.stable_id = stable_id;
     finding.evidence.end_line = location.end_line;
     finding.evidence.snippet = location.snippet;
     finding.evidence.symbol = rule_id.to_owned();

@@ -7,14 +7,16 @@ mod event;
 mod inputs;
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use secrecy::SecretString;
 
-pub use inputs::INPUT_NAMES;
+pub use inputs::{BOOLEAN_INPUTS, INPUT_NAMES, MAX_WAIT, ONLINE_ONLY};
 
-use crate::adapters::{ExtractOptions, SourceConfig};
-use crate::consensus::ConsensusOptions;
-use crate::model::FailOn;
+use crate::adapters::{BotSelection, ExtractOptions};
+use crate::consensus::{ConsensusOptions, Matching};
+use crate::gate::RequiredGroup;
+use crate::model::{FailOn, Severity};
 use crate::pipeline::AnalysisOptions;
 
 /// A configuration error: always names the input and the values it accepts.
@@ -29,10 +31,19 @@ pub struct ConfigError {
 #[derive(Debug, Clone)]
 pub struct Config {
     pub token: Option<SecretString>,
-    pub sources: Vec<SourceConfig>,
+    /// `bots`: unset = the built-in bots that posted on the PR (resolved on the snapshot).
+    pub sources: BotSelection,
     /// `None`: derived from the sources that reviewed the PR.
     pub bots_ran: Option<usize>,
     pub fail_on: FailOn,
+    /// `fail-on-severity`; `None`: off.
+    pub fail_on_severity: Option<Severity>,
+    /// `required-bots`; each member is among `sources`.
+    pub required_bots: Vec<RequiredGroup>,
+    /// `wait-for-bots`: how long to wait for the configured bots (zero: decide at once).
+    pub wait_for_bots: Duration,
+    /// How findings are judged the same issue.
+    pub matching: Matching,
     pub line_window: u32,
     pub title_overlap: f64,
     /// `None`: from the event payload.
@@ -100,6 +111,17 @@ impl Config {
         inputs::from_pairs(vars.into_iter().collect())
     }
 
+    /// The source names `required-bots` names (for a default `bots` that must include them).
+    pub fn required_ids(&self) -> Vec<String> {
+        let mut ids: Vec<String> = Vec::new();
+        for member in self.required_bots.iter().flat_map(|g| g.0.iter()) {
+            if !ids.contains(member) {
+                ids.push(member.clone());
+            }
+        }
+        ids
+    }
+
     /// The pure pipeline's knobs these inputs set (synthesis keeps its defaults).
     pub fn analysis_options(&self) -> AnalysisOptions {
         AnalysisOptions {
@@ -111,8 +133,11 @@ impl Config {
                 bots_ran: self.bots_ran,
                 line_window: self.line_window,
                 title_overlap: self.title_overlap,
+                matching: self.matching,
             },
             fail_on: self.fail_on,
+            fail_on_severity: self.fail_on_severity,
+            required: self.required_bots.clone(),
             ..AnalysisOptions::default()
         }
     }

@@ -41,6 +41,19 @@ pub fn is_ours(comment: &IssueComment, marker: &str, viewer: &Viewer) -> bool {
     first_line.trim() == marker && comment.user.as_ref().is_some_and(|u| viewer.is(u))
 }
 
+/// Our sticky comment: the oldest of ours (the one an upsert keeps), whose state block the
+/// next run reads. Anyone else's comment, marker or not, is never it.
+pub fn find_ours<'a>(
+    comments: &'a [IssueComment],
+    marker: &str,
+    viewer: &Viewer,
+) -> Option<&'a IssueComment> {
+    comments
+        .iter()
+        .filter(|c| is_ours(c, marker, viewer))
+        .min_by_key(|c| c.id)
+}
+
 /// Line endings and trailing space do not make a body different.
 fn normalise(body: &str) -> String {
     body.replace("\r\n", "\n").trim_end().to_owned()

@@ -10,9 +10,11 @@
 pub mod checks;
 pub mod comment;
 pub mod fetch;
+pub mod permissions;
 pub mod pulls;
 pub mod retry;
 pub mod threads;
+pub mod wait;
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -229,6 +231,65 @@ impl GitHub {
         })
         .await?;
         self.check(&method, target, reply)
+    }
+
+    /// A conditional read (`If-None-Match: etag`), retried like `read`: `Ok(None)` when GitHub
+    /// answers 304 Not Modified, which does not count against the primary rate limit.
+    pub async fn read_if_changed(
+        &self,
+        target: &str,
+        etag: Option<&str>,
+    ) -> Result<Option<Reply>, GitHubError> {
+        let endpoint = endpoint_name(&Method::GET, target);
+        let reply = retry::with_retry(&self.retry, &endpoint, || {
+            self.get_if_none_match(target, etag)
+        })
+        .await?;
+        if reply.status == StatusCode::NOT_MODIFIED {
+            return Ok(None);
+        }
+        self.check(&Method::GET, target, reply).map(Some)
+    }
+
+    /// One conditional GET on the REST client, no retry.
+    async fn get_if_none_match(
+        &self,
+        target: &str,
+        etag: Option<&str>,
+    ) -> Result<Reply, GitHubError> {
+        let endpoint = endpoint_name(&Method::GET, target);
+        let transport = |message: String| GitHubError::Transport {
+            endpoint: endpoint.clone(),
+            message,
+        };
+        let uri = if target.starts_with("http://") || target.starts_with("https://") {
+            target.to_owned()
+        } else {
+            format!("{}{}", self.api_url, target)
+        };
+        let mut headers = HeaderMap::new();
+        if let Some(etag) = etag {
+            let value = http::HeaderValue::from_str(etag)
+                .map_err(|_| transport(format!("unusable ETag {etag:?}")))?;
+            headers.insert(http::header::IF_NONE_MATCH, value);
+        }
+        let response = self
+            .rest
+            ._get_with_headers(uri.as_str(), Some(headers))
+            .await
+            .map_err(|err| transport(error_text(&err)))?;
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = self
+            .rest
+            .body_to_string(response)
+            .await
+            .map_err(|err| transport(error_text(&err)))?;
+        Ok(Reply {
+            status,
+            headers,
+            body,
+        })
     }
 
     /// A write: sent once, at least `write_spacing` after the previous write ended. The

@@ -204,6 +204,7 @@ mod tests {
                 consensus_score: 0.8,
                 level,
                 members: vec![member],
+                match_reasons: Vec::new(),
             },
             corroborated_by: Vec::new(),
             contested_by: Vec::new(),
@@ -215,6 +216,7 @@ mod tests {
             rank_score: 27,
             suppressed: false,
             suppression_reason: None,
+            identity: None,
         }
     }
 
@@ -227,7 +229,11 @@ mod tests {
             sources: Vec::new(),
             findings,
             fail_on: FailOn::Confirmed,
+            fail_on_severity: None,
+            required_bots: Vec::new(),
+            not_reviewed: Vec::new(),
             gate: Gate::Fail,
+            identity: Default::default(),
         }
     }
 

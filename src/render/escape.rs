@@ -68,6 +68,24 @@ pub fn escape_inline(text: &str) -> String {
     out
 }
 
+/// Serialised JSON made inert inside an HTML comment (the state block): `<`, `>`, `&` and
+/// `@` become JSON's own `\u003c`, `\u003e`, `\u0026`, `\u0040` escapes, so the text can
+/// hold no `-->` (nor `--!>`) to end the comment early, no markup and no `@mention`; it
+/// still parses back to the same value. Outside strings JSON never uses these characters.
+pub fn json_for_html_comment(json: &str) -> String {
+    let mut out = String::with_capacity(json.len());
+    for c in json.chars() {
+        match c {
+            '<' => out.push_str("\\u003c"),
+            '>' => out.push_str("\\u003e"),
+            '&' => out.push_str("\\u0026"),
+            '@' => out.push_str("\\u0040"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
 /// Percent-encode a repository path for a URL, keeping `/` between segments.
 pub fn encode_path(path: &str) -> String {
     let mut out = String::with_capacity(path.len());

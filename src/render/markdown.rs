@@ -4,11 +4,13 @@
 use std::fmt::Write as _;
 
 use crate::consensus::{locus, render_provenance};
+use crate::gate;
 use crate::model::{
-    ConsensusLevel, Coverage, FailOn, Gate, Outcome, SourceState, SourceStatus, SuppressionReason,
-    SynthesizedFinding,
+    ConsensusLevel, Coverage, FailOn, Gate, Outcome, Severity, SourceState, SourceStatus,
+    SuppressionReason, SynthesizedFinding,
 };
 use crate::render::escape::{encode_path, escape_inline, escape_url};
+use crate::render::identity;
 
 /// The marker every sticky comment's first line carries.
 pub const MARKER: &str = "<!-- review-bot-ack -->";
@@ -69,21 +71,58 @@ fn render_head(outcome: &Outcome, options: &RenderOptions) -> String {
         FailOn::Unverified => "unverified",
         FailOn::Never => "never",
     };
+    let severe = gate::severity_blocking(&outcome.findings, outcome.fail_on_severity);
     let _ = match (outcome.gate, outcome.fail_on) {
-        (Gate::Fail, _) => writeln!(
-            out,
-            "## ❌ review-consensus: gate failed\n\n**{blocking}** surfaced finding(s) at or \
-             above `{fail_on}`."
-        ),
-        (Gate::Pass, FailOn::Never) => writeln!(
-            out,
-            "## ✅ review-consensus: gate passed\n\nThe gate is off (`fail-on: never`)."
-        ),
-        (Gate::Pass, _) => writeln!(
-            out,
-            "## ✅ review-consensus: gate passed\n\nNo surfaced finding at or above `{fail_on}`."
-        ),
+        (Gate::Fail, _) => {
+            // Each rule that failed, in the order the gate applies them.
+            let mut reasons = Vec::new();
+            if blocking > 0 {
+                reasons.push(format!(
+                    "**{blocking}** surfaced finding(s) at or above `{fail_on}`"
+                ));
+            }
+            if let (Some(floor), false) = (outcome.fail_on_severity, severe.is_empty()) {
+                reasons.push(format!(
+                    "**{}** (`fail-on-severity: {floor}`)",
+                    severity_phrase(&severe)
+                ));
+            }
+            if !outcome.not_reviewed.is_empty() {
+                reasons.push(format!("not reviewed: {}", not_reviewed_list(outcome)));
+            }
+            writeln!(
+                out,
+                "## ❌ review-consensus: gate failed\n\n{}.",
+                reasons.join("; ")
+            )
+        }
+        (Gate::Pass, FailOn::Never)
+            if outcome.fail_on_severity.is_none() && outcome.required_bots.is_empty() =>
+        {
+            writeln!(
+                out,
+                "## ✅ review-consensus: gate passed\n\nThe gate is off (`fail-on: never`)."
+            )
+        }
+        (Gate::Pass, _) => {
+            let mut passed = Vec::new();
+            if outcome.fail_on != FailOn::Never {
+                passed.push(format!("No surfaced finding at or above `{fail_on}`"));
+            }
+            if let Some(floor) = outcome.fail_on_severity {
+                passed.push(format!("none at or above severity `{floor}`"));
+            }
+            if !outcome.required_bots.is_empty() {
+                passed.push("every required bot reviewed the head commit".to_owned());
+            }
+            let mut line = passed.join("; ");
+            if let Some(first) = line.get(..1) {
+                line = first.to_uppercase() + &line[1..];
+            }
+            writeln!(out, "## ✅ review-consensus: gate passed\n\n{line}.")
+        }
     };
+    out.push_str(&identity::changes(outcome));
     let _ = writeln!(
         out,
         "\n| Confirmed | Needs verification | Unverified | Suppressed |\n|---:|---:|---:|---:|\n\
@@ -95,6 +134,29 @@ fn render_head(outcome: &Outcome, options: &RenderOptions) -> String {
     );
     render_sources(&mut out, outcome);
     out
+}
+
+/// `1 critical finding`, `1 critical and 2 high findings`, `3 high findings`.
+pub fn severity_phrase(counts: &[(Severity, usize)]) -> String {
+    let total: usize = counts.iter().map(|(_, n)| n).sum();
+    let parts: Vec<String> = counts.iter().map(|(s, n)| format!("{n} {s}")).collect();
+    let joined = match parts.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+        None => "0".to_owned(),
+    };
+    let noun = if total == 1 { "finding" } else { "findings" };
+    format!("{joined} {noun}")
+}
+
+/// `coderabbit|sourcery, codex` (names from the configuration, escaped anyway).
+fn not_reviewed_list(outcome: &Outcome) -> String {
+    outcome
+        .not_reviewed
+        .iter()
+        .map(|g| escape_inline(g))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn render_sources(out: &mut String, outcome: &Outcome) {
@@ -119,14 +181,15 @@ fn render_sources(out: &mut String, outcome: &Outcome) {
     }
     // Sources with notes one by one; the others grouped by state ("absent: a, b").
     let mut missing: Vec<String> = Vec::new();
-    let mut quiet: Vec<(&str, Vec<String>)> = Vec::new();
+    let mut quiet: Vec<(String, Vec<String>)> = Vec::new();
     for source in outcome
         .sources
         .iter()
         .filter(|s| s.status != SourceState::Ok || !s.coverage.ran())
     {
-        if source.notes.is_empty() {
-            let state = missing_state(source);
+        let state = missing_state(source);
+        // Plain states group ("absent: a, b"); one with a signal or notes stands alone.
+        if source.notes.is_empty() && !state.contains(':') {
             match quiet.iter_mut().find(|(s, _)| *s == state) {
                 Some((_, bots)) => bots.push(escape_inline(&source.bot)),
                 None => quiet.push((state, vec![escape_inline(&source.bot)])),
@@ -167,12 +230,20 @@ fn render_sources(out: &mut String, outcome: &Outcome) {
     }
 }
 
-fn missing_state(source: &SourceStatus) -> &'static str {
-    match (source.status, source.coverage) {
+/// `declined (notice: quota)`, `absent (check run X: in_progress)`, `absent`.
+fn missing_state(source: &SourceStatus) -> String {
+    let state = match (source.status, source.coverage) {
         (SourceState::Malformed, _) => "malformed",
         (_, Coverage::Declined) => "declined",
         (_, Coverage::Absent) => "absent",
         _ => "missing",
+    };
+    let signal = source.coverage_signal.as_str();
+    let says_more = !signal.is_empty() && signal != "nothing posted" && signal != "notice";
+    if says_more && matches!(source.coverage, Coverage::Declined | Coverage::Absent) {
+        format!("{state}: {}", escape_inline(signal))
+    } else {
+        state.to_owned()
     }
 }
 
@@ -250,7 +321,8 @@ fn render_finding(
 ) -> String {
     let c = &finding.consensus;
     let mut out = format!(
-        "- **{}** · {} · {} · {}\n  by {} · rank {}/27 · confidence {}\n",
+        "- {}**{}** · {} · {} · {}\n  by {} · rank {}/27 · confidence {}\n",
+        identity::badge(finding),
         c.severity,
         escape_inline(&c.title),
         render_locus(finding, outcome, options),
@@ -259,6 +331,9 @@ fn render_finding(
         finding.rank_score,
         merged_confidence_name(finding),
     );
+    if let Some(why) = render_match_reasons(c) {
+        let _ = writeln!(out, "  matched on: {why}");
+    }
     if finding.is_contested() {
         let reasons: Vec<String> = finding
             .contested_by
@@ -282,6 +357,26 @@ fn render_finding(
         );
     }
     out
+}
+
+/// Shared terms a link shows in the comment (the report has them all).
+const SHOWN_TERMS: usize = 3;
+
+/// Why the members were judged one issue, one link after the other:
+/// `lines 65/163 · \`mergedToday[0]\` · \`last_merge\``.
+fn render_match_reasons(c: &crate::model::ConsensusFinding) -> Option<String> {
+    let links: Vec<String> = c
+        .match_reasons
+        .iter()
+        .map(|reason| {
+            std::iter::once(reason.lines.as_str())
+                .chain(reason.shared.iter().take(SHOWN_TERMS).map(String::as_str))
+                .map(escape_inline)
+                .collect::<Vec<_>>()
+                .join(" · ")
+        })
+        .collect();
+    (!links.is_empty()).then(|| links.join("; "))
 }
 
 fn merged_confidence_name(finding: &SynthesizedFinding) -> &'static str {
@@ -319,6 +414,9 @@ struct Sections {
     /// Confirmed, needs-verification, unverified, suppressed: rendered items.
     items: [Vec<String>; 4],
     suppressed_summary: String,
+    /// Acknowledged findings (before the suppressed ones), commands not followed (after).
+    acknowledged: String,
+    commands: String,
 }
 
 const SECTION_NAMES: [&str; 4] = [
@@ -350,6 +448,7 @@ impl Sections {
                 out.push_str("\n</details>\n");
             }
         }
+        out.push_str(&self.acknowledged);
         if !self.items[3].is_empty() {
             let _ = writeln!(
                 out,
@@ -363,6 +462,7 @@ impl Sections {
             }
             out.push_str("\n</details>\n");
         }
+        out.push_str(&self.commands);
         let cut: Vec<String> = (0..4)
             .filter(|&i| keep[i] < self.items[i].len())
             .map(|i| format!("{} {}", self.items[i].len() - keep[i], SECTION_NAMES[i]))
@@ -417,16 +517,31 @@ pub fn render_comment(outcome: &Outcome, options: &RenderOptions) -> String {
         head: render_head(outcome, options),
         items,
         suppressed_summary,
+        acknowledged: identity::acknowledged(outcome, &|f| render_finding(f, outcome, options)),
+        commands: identity::commands(outcome),
+    };
+    // The state block goes last and always whole: the findings make room for it.
+    let state = identity::state_block(outcome);
+    let with_state = |body: String| {
+        if state.is_empty() {
+            body
+        } else {
+            format!("{body}\n{state}\n")
+        }
+    };
+    let budget = match state.chars().count() {
+        0 => options.max_chars,
+        n => options.max_chars.saturating_sub(n + 2),
     };
 
     let lens = sections.items.each_ref().map(Vec::len);
     let total: usize = lens.iter().sum();
     let fits = |cut: usize| {
         let body = sections.assemble(keep_after_cutting(lens, cut), options.max_chars);
-        (body.chars().count() <= options.max_chars).then_some(body)
+        (body.chars().count() <= budget).then_some(body)
     };
     if let Some(body) = fits(0) {
-        return body;
+        return with_state(body);
     }
     // The fewest cuts that fit: more cuts never make the body longer once the cut line shows.
     let (mut low, mut high) = (1, total);
@@ -439,13 +554,17 @@ pub fn render_comment(outcome: &Outcome, options: &RenderOptions) -> String {
         }
     }
     match fits(low) {
-        Some(body) => body,
-        // Even the head alone is over budget: cut at a character boundary.
-        None => sections
-            .assemble(keep_after_cutting(lens, total), options.max_chars)
-            .chars()
-            .take(options.max_chars)
-            .collect(),
+        Some(body) => with_state(body),
+        // Even the head alone is over budget: cut at a character boundary (the state block
+        // too, when even it does not fit: a cut block reads back as malformed, never wrong).
+        None => {
+            let head: String = sections
+                .assemble(keep_after_cutting(lens, total), options.max_chars)
+                .chars()
+                .take(budget)
+                .collect();
+            with_state(head).chars().take(options.max_chars).collect()
+        }
     }
 }
 

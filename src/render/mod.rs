@@ -2,6 +2,7 @@
 
 pub mod annotations;
 pub mod escape;
+pub mod identity;
 pub mod markdown;
 pub mod report;
 

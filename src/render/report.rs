@@ -13,9 +13,12 @@ fn to_json<T: Serialize>(value: &T) -> Value {
 }
 
 /// Every finding (surfaced first, in rank order, then the suppressed) with its consensus
-/// fields, its synthesis fields and its members (each with its `finding_id`).
+/// fields, its synthesis fields, its members (each with its `finding_id`) and its identity
+/// (`fingerprint`, `state`, `new`, `first_seen`, `acknowledged`); then what changed since the
+/// last run and the acknowledgement commands that were not followed.
 pub fn render_report(outcome: &Outcome) -> Value {
     let suppressed = outcome.suppressed().count();
+    let identity = &outcome.identity;
     json!({
         "version": REPORT_VERSION,
         "repository": outcome.repository,
@@ -29,10 +32,26 @@ pub fn render_report(outcome: &Outcome) -> Value {
             "unverified": outcome.count_at(ConsensusLevel::Unverified),
             "suppressed": suppressed,
             "total": outcome.findings.len(),
+            "acknowledged": outcome.acknowledged().count(),
+            "new": outcome.new_findings().count(),
         },
         "findings": to_json(&outcome.findings),
         "fail_on": to_json(&outcome.fail_on),
+        "fail_on_severity": to_json(&outcome.fail_on_severity),
+        "required_bots": outcome.required_bots,
+        "not_reviewed": outcome.not_reviewed,
         "gate": outcome.gate.as_str(),
+        "changes": {
+            "first_run": identity.first_run,
+            "baseline": identity.baseline,
+            "resolved": to_json(&identity.resolved),
+            "awaiting_review": to_json(&identity.awaiting),
+        },
+        "acknowledgements": {
+            "refused": to_json(&identity.refused),
+            "lapsed": to_json(&identity.lapsed),
+        },
+        "identity_notes": to_json(&identity.notes),
     })
 }
 
@@ -80,6 +99,7 @@ mod tests {
             bot: bot.into(),
             status,
             coverage,
+            coverage_signal: String::new(),
             findings: 1,
             skipped: 0,
             notes: Vec::new(),
@@ -97,6 +117,10 @@ mod tests {
             gate: gate::decide(&findings, FailOn::Confirmed),
             findings,
             fail_on: FailOn::Confirmed,
+            fail_on_severity: None,
+            required_bots: Vec::new(),
+            not_reviewed: Vec::new(),
+            identity: Default::default(),
         }
     }
 

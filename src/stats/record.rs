@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::adapters::{self, ExtractOptions, SourceConfig};
+use crate::adapters::{self, BotSelection, ExtractOptions, SourceConfig};
 use crate::api::PrSnapshot;
 use crate::model::{Coverage, NormalizedFinding, Severity};
 use crate::pipeline::{self, AnalysisOptions};
@@ -77,7 +77,9 @@ pub fn analysis_options() -> AnalysisOptions {
 /// Measure one merged PR: the whole pipeline over every finding (resolved and outdated
 /// ones included), and the default extraction to tell which findings were still open.
 pub fn record_pr(snapshot: &PrSnapshot, sources: &[SourceConfig], merged_at: &str) -> PrRecord {
-    let all = pipeline::analyze(Some(snapshot), sources, Vec::new(), &analysis_options());
+    // A fixed list of bots for every PR, so that absent means absent across the window.
+    let listed = BotSelection::Listed(sources.to_vec());
+    let all = pipeline::analyze(Some(snapshot), &listed, Vec::new(), &analysis_options());
     // What the action would still show: every other finding was resolved, withdrawn by
     // its bot or outdated.
     let mut still_open: HashMap<FindingKey, usize> = HashMap::new();

@@ -124,6 +124,7 @@ fn synthesize_one(
         rank_score,
         suppressed: suppression_reason.is_some(),
         suppression_reason,
+        identity: None,
     }
 }
 

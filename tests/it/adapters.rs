@@ -8,7 +8,7 @@ use std::path::Path;
 
 use review_consensus::adapters::{self, default_sources, extract, is_known, ExtractOptions};
 use review_consensus::api::{self, CodeScanning, PrSnapshot};
-use review_consensus::consensus::{compute_consensus, ConsensusOptions};
+use review_consensus::consensus::{compute_consensus, ConsensusOptions, Matching};
 use review_consensus::model::{ConsensusLevel, Coverage, NormalizedFinding, SourceState};
 use serde_json::Value;
 
@@ -60,6 +60,7 @@ pub fn load_fixture(name: &str) -> PrSnapshot {
         code_scanning,
         review_threads,
         unreadable,
+        signals: Default::default(),
     }
 }
 
@@ -388,11 +389,16 @@ const CLUSTERS_103: Clusters = Clusters {
 /// Run the engine on what the adapters extracted and check the expected.md merges. Rows of
 /// unregistered adapters are left out; levels are checked once every bot of the scenario is
 /// read (the denominator then matches expected.md).
-fn check_clusters(name: &str, expected: &[Expected], clusters: &Clusters) {
-    let x = run(name, &ExtractOptions::default());
+fn check_clusters(name: &str, expected: &[Expected], clusters: &Clusters, matching: Matching) {
+    let name = &format!("{name} ({} matching)", matching.as_str());
+    let x = run(
+        name.split(' ').next().unwrap_or_default(),
+        &ExtractOptions::default(),
+    );
     let bots_ran = x.sources.iter().filter(|s| s.coverage.ran()).count().max(1);
     let options = ConsensusOptions {
         bots_ran: Some(bots_ran),
+        matching,
         ..ConsensusOptions::default()
     };
     let out = compute_consensus(&x.findings, &options);
@@ -442,11 +448,14 @@ fn check_clusters(name: &str, expected: &[Expected], clusters: &Clusters) {
     }
 }
 
+/// Both matching modes give the expected.md merges on the synthetic fixtures.
 #[test]
 fn cross_bot_merges_happen_in_the_engine() {
-    check_clusters("pr-101-three-bots", PR101, &CLUSTERS_101);
-    check_clusters("pr-102-gemini-copilot", PR102, &CLUSTERS_102);
-    check_clusters("pr-103-edge-cases", PR103, &CLUSTERS_103);
+    for matching in [Matching::Seed, Matching::Issue] {
+        check_clusters("pr-101-three-bots", PR101, &CLUSTERS_101, matching);
+        check_clusters("pr-102-gemini-copilot", PR102, &CLUSTERS_102, matching);
+        check_clusters("pr-103-edge-cases", PR103, &CLUSTERS_103, matching);
+    }
 }
 
 fn status<'a>(x: &'a adapters::Extraction, bot: &str) -> &'a review_consensus::model::SourceStatus {
@@ -692,6 +701,12 @@ mod never_panics {
                 "rate limited by coderabbit.ai", "Sorry @x, this account has used its review budget",
                 "<!-- review-bot-ack -->", "Also applies to: 1-2, 5", "![high](https://x/high-priority.svg)",
                 "| a | b |\n|---|---|\n", "<table><tr><td>", "    indented code\n", "- item\n", "1. ",
+                "## Assessment against linked issues\n\n", "| Objective | Addressed | Explanation |\n|---|---|---|\n", "| x (#1) | ❌ | y |\n",
+                "| Issue | Objective | Addressed |\n", "✅ Addressed in commit abc1234", "✅ Confirmed as addressed by @x",
+                "<!-- ccr-overview-v2 -->\n", "### 🟡 Changes recommended\n", "**Findings:** 2 ", "<summary><strong>Open (1)</strong></summary>",
+                "<summary><strong>Previously missed (1)</strong></summary>", "<summary><strong>Resolved since last review (1)</strong></summary>",
+                "(#discussion_r42)", "<img alt=\"High severity\" src=\"x/copilot-code-review/high-v2-light.png\">", "`app/x.py:7`",
+                "<h2>Greptile Overview</h2>", "Last reviewed commit: [x](https://x/commit/c0ffee0)",
             ]).prop_map(str::to_owned),
         ]
     }
@@ -915,4 +930,82 @@ mod never_panics {
             );
         }
     }
+}
+
+/// A ❌ linked-issue objective is a PR-level finding the comment shows: it carries its
+/// issue and explanation as evidence, so it is not suppressed as evidence-free, and it is
+/// located "PR-wide".
+#[test]
+fn unmet_linked_issue_objectives_reach_the_comment() {
+    use review_consensus::adapters::BotSelection;
+    use review_consensus::api::{IssueComment, ReviewComment, User};
+    use review_consensus::pipeline::{analyze, AnalysisOptions};
+    use review_consensus::render::{render_comment, RenderOptions};
+
+    let bot = |login: &str| {
+        Some(User {
+            login: login.to_owned(),
+            id: 1,
+            kind: "Bot".to_owned(),
+        })
+    };
+    let walkthrough = "<!-- This is an auto-generated comment: summarize by coderabbit.ai -->\n\n\
+## Walkthrough\n\nAdds partial refunds.\n\n## Assessment against linked issues\n\n\
+| Objective | Addressed | Explanation |\n|---|---|---|\n\
+| Refund partial captures (#42) | ✅ |  |\n\
+| Email the customer on refund (#42) | ❌ | No notification is sent anywhere in the refund flow. |\n\
+| Log refunds for audit (#43) | ❌ |  |\n";
+    let mut snapshot = PrSnapshot {
+        repository: "acme/payments-api".to_owned(),
+        ..PrSnapshot::default()
+    };
+    snapshot.pull.head.sha = "c0ffee0000000000000000000000000000000001".to_owned();
+    snapshot.issue_comments.push(IssueComment {
+        id: 70,
+        user: bot("coderabbitai[bot]"),
+        body: Some(walkthrough.to_owned()),
+        ..IssueComment::default()
+    });
+    snapshot.review_comments.push(ReviewComment {
+        id: 71,
+        user: bot("sourcery-ai[bot]"),
+        body: "**issue (bug_risk):** Off by one in the page size.".to_owned(),
+        path: Some("app/api/refunds.py".to_owned()),
+        line: Some(3),
+        commit_id: Some(snapshot.pull.head.sha.clone()),
+        ..ReviewComment::default()
+    });
+    let outcome = analyze(
+        Some(&snapshot),
+        &BotSelection::default(),
+        Vec::new(),
+        &AnalysisOptions::default(),
+    );
+    let linked: Vec<_> = outcome
+        .findings
+        .iter()
+        .filter(|f| {
+            f.consensus
+                .title
+                .starts_with("Linked-issue objective not met")
+        })
+        .collect();
+    assert_eq!(linked.len(), 2, "{:?}", outcome.findings);
+    for f in &linked {
+        assert!(f.consensus.file.is_empty());
+        assert_eq!(f.consensus.category, "other");
+        assert!(!f.suppressed, "{:?}", f.suppression_reason);
+    }
+    let comment = render_comment(&outcome, &RenderOptions::default());
+    assert!(
+        comment.contains(
+            "Linked-issue objective not met: Email the customer on refund (#42) · PR-wide"
+        ),
+        "{comment}"
+    );
+    assert!(comment.contains("Log refunds for audit"), "{comment}");
+    assert!(
+        !comment.contains("Refund partial captures"),
+        "a met objective is not a finding"
+    );
 }

@@ -1,5 +1,6 @@
-//! Robustness of the Gemini, Qodo, Bugbot, Greptile, Codex, DeepSource and generic adapters
-//! and of the SARIF reader: arbitrary bodies mixed with each bot's real markup never panic,
+//! Robustness of the Gemini, Qodo, Bugbot, Greptile, Codex, DeepSource, the 2026 bots' and
+//! the generic adapters and of the SARIF reader: arbitrary bodies mixed with each bot's
+//! real markup never panic,
 //! every finding they yield is well-formed, and SARIF input of any shape is an `Ok` or an
 //! `Err` naming the problem, never a panic.
 
@@ -14,6 +15,15 @@ const MINE: &[&str] = &[
     "greptile",
     "codex",
     "deepsource",
+    "github-code-quality",
+    "cubic",
+    "kodus",
+    "macroscope",
+    "codeant",
+    "sentry",
+    "claude",
+    "bito",
+    "korbit",
 ];
 const GENERIC_LOGIN: &str = "acme-reviewer[bot]";
 
@@ -34,6 +44,16 @@ fn fragment() -> impl Strategy<Value = String> {
             "<h3>Code Review by Qodo</h3>", "<img alt=\"Action required\" src=x>", "<img alt=\"Remediation recommended\">",
             " 1. Title <code>🐞 Bug</code>", "<code>✓ Resolved</code>", "1\\. ", "**Critical:** ", "Severity: ", "Nit: ",
             "```", "\n```\n", "`", "\r\n", "\n\n", "日本語 العربية 🙏", ". ", "&nbsp;", "&lt;", "<",
+            "## CodeQL / Unused import\n", "**Warning**", "**Reliability**", "<img alt=\"Note\" src=x>",
+            "[Show more details](https://x/rules/py/unused-import)", "`py/x`", "<!-- cubic:v=1 -->",
+            "<!-- metadata:{\"confidence\":9} -->", "<!-- metadata:{\"confidence\":1e309} -->", "P0: ", "P3:",
+            "![kody code-review](https://x/k.png) ", "![high](https://img.shields.io/badge/severity_level-high-6B6B92)",
+            "![Bug](https://img.shields.io/badge/Bug-B71C1C)", "File app/x.py: Line 3 to 1", "Code Review Complete",
+            "🟡 **Medium** `a.ts:22`", "Also found in 2 other location(s)\n\n- `b.ts:3`", "<!-- macroscope-meta: {\"kind\":\"code_review\",\"variant\":\"v\"} -->",
+            "<!-- macroscope-meta kind=notice -->", "**Suggestion:** ", " [logic error]", "<summary><b>Severity Level:</b> Major ⚠️</summary>",
+            "**Bug:** ", "<sub>Severity: HIGH | Confidence: 0.9</sub>", "<!-- BUG_PREDICTION -->", "**Claude finished @a's task**",
+            "**Claude encountered an error", "<div id=\"issue\"><b>", "</b></div>", "Code Review Agent Run #f933eb", "Commit Range: a..",
+            "![severity 3](https://img.shields.io/badge/Severity-3-f97316)", "https://img.shields.io/badge/--", "CodeAnt AI finished reviewing commit ",
         ]).prop_map(str::to_owned),
     ]
 }

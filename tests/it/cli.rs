@@ -301,3 +301,35 @@ fn render_reads_sarif_logs_as_sources() {
         "a single-source finding fails at `unverified`"
     );
 }
+
+/// `render` on a saved PR folder resolves the `bots` default on the snapshot, as the
+/// action does: the bots that posted are the sources, none is listed as absent.
+#[test]
+fn render_reads_the_bots_that_posted_on_a_saved_pr() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let report = dir.path().join("report.json");
+    let folder = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/pr-101-three-bots"
+    );
+    let output = run(
+        &[
+            "render",
+            "--report",
+            report.to_str().expect("utf-8"),
+            folder,
+        ],
+        &[],
+    );
+    let (stdout, stderr) = text(&output);
+    assert!(!stdout.contains("absent"), "{stdout}{stderr}");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).expect("report")).expect("JSON");
+    let bots: Vec<&str> = report["sources"]
+        .as_array()
+        .expect("sources")
+        .iter()
+        .map(|s| s["bot"].as_str().expect("bot"))
+        .collect();
+    assert_eq!(bots, ["coderabbit", "sourcery", "gh-advanced-security"]);
+}

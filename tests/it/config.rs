@@ -40,7 +40,7 @@ fn empty_strings_mean_defaults() {
     vars.push(("RUNNER_TEMP".into(), "/runner/_temp".into()));
     let config = Config::from_inputs(vars).expect("defaults are valid");
     assert!(config.token.is_none());
-    assert_eq!(config.sources, adapters::default_sources());
+    assert_eq!(config.sources, adapters::BotSelection::default());
     assert_eq!(config.bots_ran, None);
     assert_eq!(config.fail_on, FailOn::Confirmed);
     assert_eq!(config.line_window, 3);
@@ -90,9 +90,10 @@ fn every_input_is_read_with_hyphens_kept() {
         config.token.as_ref().map(|t| t.expose_secret()),
         Some("ghs_input")
     );
-    let ids: Vec<_> = config.sources.iter().map(|s| s.adapter.as_str()).collect();
+    let sources = listed(&config);
+    let ids: Vec<_> = sources.iter().map(|s| s.adapter.as_str()).collect();
     assert_eq!(ids, ["coderabbit", "sourcery", "copilot"]);
-    assert_eq!(config.sources[1].logins, ["my-sourcery[bot]"]);
+    assert_eq!(sources[1].logins, ["my-sourcery[bot]"]);
     assert_eq!(config.bots_ran, Some(4));
     assert_eq!(config.fail_on, FailOn::NeedsVerification);
     assert_eq!(config.line_window, 0);
@@ -110,14 +111,23 @@ fn every_input_is_read_with_hyphens_kept() {
 fn a_bare_bot_id_keeps_its_default_logins_and_remaps_add_to_them() {
     let config =
         inputs(&[("INPUT_BOTS", "coderabbit, coderabbit=our-rabbit[bot]")]).expect("valid");
-    let defaults = adapters::default_sources()
-        .into_iter()
-        .find(|s| s.adapter == "coderabbit")
-        .expect("coderabbit is built in");
-    assert_eq!(config.sources.len(), 1);
-    let mut expected = defaults.logins.clone();
-    expected.push("our-rabbit[bot]".to_owned());
-    assert_eq!(config.sources[0].logins, expected);
+    let sources = listed(&config);
+    assert_eq!(sources.len(), 1);
+    assert_eq!(sources[0].logins, ["coderabbitai[bot]", "our-rabbit[bot]"]);
+    let config = inputs(&[("INPUT_BOTS", "coderabbit=our-rabbit[bot]")]).expect("valid");
+    assert_eq!(
+        listed(&config)[0].logins,
+        ["our-rabbit[bot]"],
+        "a remap alone replaces"
+    );
+}
+
+/// An explicit `bots` list.
+fn listed(config: &Config) -> &[adapters::SourceConfig] {
+    match &config.sources {
+        adapters::BotSelection::Listed(sources) => sources,
+        other => panic!("expected an explicit list, got {other:?}"),
+    }
 }
 
 #[test]
@@ -155,6 +165,7 @@ fn bad_values_name_the_input_and_the_accepted_values() {
             "line-window",
             "non-negative integer",
         ),
+        ("INPUT_MATCHING", "fuzzy", "matching", "issue, seed"),
         ("INPUT_TITLE-OVERLAP", "2", "title-overlap", "from 0 to 1"),
         ("INPUT_TITLE-OVERLAP", "NaN", "title-overlap", "from 0 to 1"),
         ("INPUT_BOTS-RAN", "0", "bots-ran", "positive integer"),
@@ -210,7 +221,7 @@ fn input_names_are_unique_kebab_case() {
             "{name}"
         );
     }
-    assert_eq!(INPUT_NAMES.len(), 14);
+    assert_eq!(INPUT_NAMES.len(), 18);
 }
 
 #[test]

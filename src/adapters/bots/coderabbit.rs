@@ -1,16 +1,19 @@
 //! CodeRabbit (`coderabbitai[bot]`): inline comments (three label generations), findings in
 //! review bodies (Nitpick / Outside diff range / severity overflow / Duplicate sections),
-//! addressed/withdrawn markers. Walkthroughs, notices, AI-prompt digests, review info and
-//! "Additional comments" are not findings. Formats: docs/bot-formats.md section 1.
+//! addressed/withdrawn markers (hidden, or the visible `✅ Addressed in commit …` line), and
+//! the walkthrough's ❌ linked-issue objectives (PR-level). The rest of the walkthrough,
+//! notices, AI-prompt digests, review info and "Additional comments" are not findings.
+//! Formats: docs/bot-formats.md section 1.
 
 mod parse;
 mod review_body;
 
 use crate::adapters::read::inline::NOTICE_MAX_BYTES;
-use crate::adapters::read::markdown;
 use crate::adapters::read::taxonomy::NativeCategory;
+use crate::adapters::read::{linked_issues, markdown};
 use crate::adapters::{
-    anchor, category_for, detail_from, provenance, Activity, Adapter, AdapterOutput, Identity,
+    anchor, category_for, detail_from, line_ranges, provenance, Activity, Adapter, AdapterOutput,
+    Identity, Signal,
 };
 use crate::api::{PrSnapshot, ReviewComment};
 use crate::model::{Category, CategorySource, NormalizedFinding, Severity};
@@ -30,6 +33,12 @@ impl Adapter for CodeRabbit {
         &["coderabbitai[bot]"]
     }
 
+    /// The `CodeRabbit` commit status (`Review completed`, `Review rate limited`) and check
+    /// run of the `coderabbitai` app, when the repository enables them.
+    fn signals(&self) -> &'static [Signal] {
+        &[Signal::Status("CodeRabbit"), Signal::CheckRun("CodeRabbit")]
+    }
+
     fn user_ids(&self) -> &'static [u64] {
         &[136622811]
     }
@@ -43,7 +52,7 @@ impl Adapter for CodeRabbit {
             if !identity.matches(comment.user.as_ref()) || comment.in_reply_to_id.is_some() {
                 continue;
             }
-            activity.reviewed(comment.commit_id.as_deref());
+            activity.reviewed(comment.reviewed_commit());
             match inline_finding(comment) {
                 Ok((finding, withdrawn)) => {
                     out.readable += 1;
@@ -69,7 +78,7 @@ impl Adapter for CodeRabbit {
             }
             out.readable += 1;
             if let Some(notice) = notice_kind(body) {
-                activity.declined();
+                activity.declined_notice(body);
                 out.notes
                     .push(format!("review {}: {notice} notice", review.id));
                 continue;
@@ -83,16 +92,24 @@ impl Adapter for CodeRabbit {
                 continue;
             }
             out.readable += 1;
+            let body = comment.body.as_deref().unwrap_or("");
             // Notices carry the walkthrough marker too: classify them first.
-            if let Some(notice) = notice_kind(comment.body.as_deref().unwrap_or("")) {
-                activity.declined();
+            if let Some(notice) = notice_kind(body) {
+                activity.declined_notice(body);
                 out.notes
                     .push(format!("issue comment {}: {notice} notice", comment.id));
+                continue;
+            }
+            // The walkthrough's "Assessment against linked issues": ❌ rows are PR-level.
+            for unmet in linked_issues::unmet_objectives(body) {
+                let finding =
+                    linked_issues::finding(ID, comment.id, comment.html_url.as_deref(), &unmet);
+                out.findings.push(finding);
             }
         }
 
         merge_body_items(&mut out, body_items);
-        out.coverage = activity.coverage();
+        out.set_coverage(&activity);
         out
     }
 }
@@ -111,6 +128,8 @@ const NOTICE_PHRASES: &[(&str, &str)] = &[
     ("reviews paused", "reviews paused"),
     ("review paused", "reviews paused"),
     ("review failed", "review failed"),
+    ("review limit reached", "rate-limit"),
+    ("reached your pr review limit", "rate-limit"),
 ];
 
 /// A rate-limit / skip / pause / failure notice (no review happened): a body carrying one of
@@ -198,6 +217,11 @@ fn build(parsed: Parsed, section: Section, file: &str, finding_id: String) -> No
     let mut finding =
         NormalizedFinding::new(ID, finding_id, severity, category.as_str(), parsed.title);
     finding.detail = detail_from(&parsed.explanation);
+    finding.evidence.also = parsed
+        .also_applies
+        .iter()
+        .flat_map(|ranges| line_ranges(ranges))
+        .collect();
     if !parsed.also_applies.is_empty() {
         let extra = format!("(also applies to: {})", parsed.also_applies.join(", "));
         finding.detail = markdown::shorten(format!("{} {extra}", finding.detail).trim(), 480);
@@ -211,11 +235,13 @@ fn inline_finding(comment: &ReviewComment) -> Result<(NormalizedFinding, bool), 
     let anchor = anchor(comment).ok_or("no `path`")?;
     let parsed = parse_body(&comment.body)?;
     let withdrawn = parsed.withdrawn;
+    let stable_id = parsed.hidden_id.clone();
     let id = parsed
         .hidden_id
         .clone()
         .unwrap_or_else(|| comment.id.to_string());
     let mut finding = build(parsed, Section::Inline, &anchor.file, id);
+    finding.stable_id = stable_id;
     let source = finding
         .provenance
         .category_source
@@ -355,5 +381,42 @@ _🚀 Performance & Scalability_\n\n**Memoise the rows.**\n\nRe-renders every ke
         assert_eq!(dup.finding_id, "review-77-2");
         assert!(out.notes.iter().any(|n| n.contains("duplicate")));
         assert_eq!(out.coverage, crate::model::Coverage::Reviewed);
+    }
+
+    /// 2026 bodies name the section with a bold line and give each item its own
+    /// `<details>`, whose summary ends with the location (jdx/mise#13233).
+    #[test]
+    fn headed_outside_diff_items() {
+        let body = "> [!CAUTION]\n> Some comments fall outside the diff and GitHub does not allow them inline.\n> \n> **⚠️ Outside diff range comments (1)**\n> \n> <details>\n> <summary><em>🟡 Minor</em> · Gate blanket-resolution guidance on resolvable conflicts. · <code>src/sync/apply.rs:295-299</code></summary><blockquote>\n> \n> `295-299`: _🎯 Functional Correctness_ | _🟡 Minor_ | _⚡ Quick win_\n> \n> **Gate blanket-resolution guidance on resolvable conflicts.** `status.conflicts.len()` counts holds that `--take-remote-all` cannot resolve.\n> \n> <details>\n> <summary>🤖 Prompt for AI Agents</summary>\n> \n> ```\n> In `@src/sync/apply.rs` around lines 295 - 299, fix it.\n> ```\n> \n> </details>\n> \n> <!-- cr-comment:v1:b1ca50037c3a42d7a274545f -->\n> \n> </blockquote></details>\n\n<details>\n<summary>🤖 Prompt for all review comments with AI agents</summary>\n\n```\nOutside diff comments: fix it.\n```\n\n</details>";
+        let mut snapshot = PrSnapshot::default();
+        snapshot.reviews.push(Review {
+            id: 79,
+            user: cr_user(),
+            body: Some(body.into()),
+            ..Review::default()
+        });
+        let out = CodeRabbit.parse(&snapshot, &["coderabbitai[bot]".to_owned()]);
+        assert_eq!(
+            out.findings.len(),
+            1,
+            "{:?} {:?}",
+            out.findings,
+            out.malformed
+        );
+        let f = &out.findings[0];
+        assert_eq!(
+            (
+                f.evidence.file.as_str(),
+                f.evidence.line,
+                f.evidence.end_line
+            ),
+            ("src/sync/apply.rs", Some(295), Some(299))
+        );
+        assert_eq!(
+            f.title,
+            "Gate blanket-resolution guidance on resolvable conflicts."
+        );
+        assert_eq!((f.severity, f.category.as_str()), (Severity::Medium, "bug"));
+        assert_eq!(f.finding_id, "cr-comment:v1:b1ca50037c3a42d7a274545f");
     }
 }

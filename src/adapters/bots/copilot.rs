@@ -1,17 +1,24 @@
 //! GitHub Copilot code review. One account (id 175728472) under three logins: `Copilot` on
 //! inline comments, `copilot-pull-request-reviewer[bot]` on reviews, and the GraphQL form.
-//! Inline comments are plain prose (title = first sentence, `[nitpick]` = low). The review
-//! body's "Comments suppressed due to low confidence" entries are findings (low, confidence
-//! 0.5); the rest of the overview is not. Formats: docs/bot-formats.md section 5.
+//! Inline comments are plain prose (title = first sentence, `[nitpick]` = low). Review
+//! bodies: the 2025 "Comments suppressed due to low confidence" entries are findings (low,
+//! confidence 0.5); the 2026 overview (`<!-- ccr-overview-v2 -->`, `overview.rs`) gives the
+//! inline findings their severity, lists the ones resolved since the last review, and holds
+//! "Previously missed" findings of its own. The rest of the overview is not a finding.
+//! Formats: docs/bot-formats.md section 5.
+
+mod overview;
 
 use crate::adapters::read::taxonomy::{self, NativeCategory};
 use crate::adapters::read::{inline, markdown};
 use crate::adapters::Anchor;
 use crate::adapters::{
-    category_for, detail_after_title, provenance, Activity, Adapter, AdapterOutput, Identity,
+    also_appears, category_for, detail_after_title, provenance, Activity, Adapter, AdapterOutput,
+    Identity, Signal,
 };
 use crate::api::{PrSnapshot, Review, ReviewComment};
 use crate::model::{NormalizedFinding, Provenance, Severity};
+use overview::{Overview, Tracker};
 
 pub struct Copilot;
 
@@ -35,32 +42,60 @@ impl Adapter for Copilot {
         &[175728472]
     }
 
+    /// The review runs as a GitHub Actions job of that name ("Running Copilot Code Review");
+    /// out of quota (HTTP 402) it fails and posts no review.
+    fn signals(&self) -> &'static [Signal] {
+        &[Signal::CheckRunFailure {
+            app: "github-actions",
+            name: "copilot-pull-request-reviewer",
+        }]
+    }
+
     fn parse(&self, snapshot: &PrSnapshot, logins: &[String]) -> AdapterOutput {
         let identity = Identity::new(logins, self.user_ids());
         let mut out = AdapterOutput::default();
         let mut activity = Activity::new(snapshot.head_sha());
 
-        inline::read_comments(snapshot, &identity, &mut activity, &mut out, inline_finding);
-        for review in &snapshot.reviews {
-            if !identity.matches(review.user.as_ref()) {
-                continue;
-            }
+        // Reviews first, oldest first: the latest overview decides what is open.
+        let mut reviews: Vec<&Review> = snapshot
+            .reviews
+            .iter()
+            .filter(|r| identity.matches(r.user.as_ref()))
+            .collect();
+        reviews.sort_by(|a, b| (&a.submitted_at, a.id).cmp(&(&b.submitted_at, b.id)));
+        let mut body_findings = Vec::new();
+        let mut tracker = Tracker::default();
+        for review in reviews {
             let body = review.body.as_deref().unwrap_or("");
             if body.trim().is_empty() {
                 continue;
             }
             out.readable += 1;
             if is_failure_notice(body) {
-                activity.declined();
+                activity.declined_notice(body);
                 out.notes
                     .push(format!("review {}: Copilot could not review", review.id));
                 continue;
             }
             activity.reviewed(review.commit_id.as_deref());
-            out.findings
-                .extend(suppressed_findings(review, &mut out.malformed));
+            body_findings.extend(suppressed_findings(review, &mut out.malformed));
+            if let Some(overview) = Overview::read(review, &mut out.malformed) {
+                tracker.add(overview, &mut out.notes, review.id);
+            }
         }
-        out.coverage = activity.coverage();
+
+        inline::read_comments(
+            snapshot,
+            &identity,
+            &mut activity,
+            &mut out,
+            |comment, anchor| inline_finding(comment, anchor, tracker.severity_of(comment.id)),
+        );
+        let (missed, withdrawn) = tracker.finish();
+        out.findings.extend(body_findings);
+        out.findings.extend(missed);
+        out.withdrawn.extend(withdrawn);
+        out.set_coverage(&activity);
         out
     }
 }
@@ -104,14 +139,24 @@ fn prefix_severity(first_paragraph: &str) -> (Option<Severity>, bool, String) {
     (None, false, text.to_owned())
 }
 
-fn inline_finding(comment: &ReviewComment, anchor: &Anchor) -> Result<NormalizedFinding, String> {
+/// One inline comment; `listed` is the severity the overview's Open list gives it.
+fn inline_finding(
+    comment: &ReviewComment,
+    anchor: &Anchor,
+    listed: Option<Severity>,
+) -> Result<NormalizedFinding, String> {
     let text = markdown::normalize_newlines(&comment.body);
     let visible = markdown::strip_hidden(&text);
     let first = markdown::paragraphs(&visible, true)
         .into_iter()
         .next()
         .ok_or("empty body")?;
-    let (severity, nitpick, first) = prefix_severity(&first);
+    let (prefixed, nitpick, first) = prefix_severity(&first);
+    // Its own prefix, else a severity picture on its first line, else the overview's.
+    let first_line = visible.trim_start().lines().next().unwrap_or("");
+    let severity = prefixed
+        .or_else(|| overview::picture_severity(first_line))
+        .or(listed);
     let title = markdown::shorten(markdown::first_sentence(&first), 240);
     if title.is_empty() {
         return Err("no text".to_owned());
@@ -127,6 +172,7 @@ fn inline_finding(comment: &ReviewComment, anchor: &Anchor) -> Result<Normalized
     finding.evidence.file = anchor.file.clone();
     finding.evidence.line = anchor.line;
     finding.evidence.end_line = anchor.end_line;
+    finding.evidence.also = also_appears(&visible);
     let first_title = markdown::first_sentence(&first).to_owned();
     let trimmed = visible.trim_start();
     let unprefixed = trimmed.strip_prefix("[nitpick]").unwrap_or(trimmed);
@@ -366,5 +412,43 @@ mod tests {
             assert_eq!(found[0].title, "Off by one.", "{prefix}");
             assert_eq!(found[0].detail, "", "{prefix}");
         }
+    }
+
+    /// Two 2026 overviews: the later one moves a finding to "Resolved since last review"
+    /// and adds a "Previously missed" one; the inline comments take their listed severity.
+    #[test]
+    fn v2_overviews_over_a_push() {
+        use crate::adapters::{fixture, ExtractOptions};
+        let out = fixture::parse(&Copilot, "bots/copilot");
+        let got: Vec<_> = out
+            .findings
+            .iter()
+            .map(|f| (f.finding_id.as_str(), f.evidence.line, f.severity))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("3120000001", Some(45), Severity::High),
+                ("3120000002", Some(60), Severity::Medium),
+                ("3120000003", Some(41), Severity::High),
+                ("review-4120000002-missed-1", Some(18), Severity::High),
+            ]
+        );
+        assert_eq!(out.withdrawn, vec!["3120000003".to_owned()]);
+        assert_eq!(out.coverage, crate::model::Coverage::Reviewed);
+
+        let x = fixture::extract_one("copilot", &[], "bots/copilot", &ExtractOptions::default());
+        let ids: Vec<_> = x.findings.iter().map(|f| f.finding_id.as_str()).collect();
+        assert_eq!(
+            ids,
+            ["3120000001", "3120000002", "review-4120000002-missed-1"],
+            "the resolved finding is not counted"
+        );
+        let missed = &x.findings[2];
+        assert_eq!(
+            (missed.evidence.file.as_str(), missed.category.as_str()),
+            ("app/webhooks/verify.py", "security")
+        );
+        assert!(x.sources[0].notes.iter().any(|n| n.contains("1 resolved")));
     }
 }

@@ -11,12 +11,17 @@ use crate::adapters::{Activity, Adapter, AdapterOutput, Identity};
 use crate::api::PrSnapshot;
 use crate::model::Severity;
 
-/// Notices that mean Gemini did not review (quota, unsupported files).
+/// Notices that mean Gemini did not review (quota, unsupported files, the 2026-07 sunset of
+/// the consumer app).
 const DECLINED: &[&str] = &[
     "unable to generate a review",
     "daily quota limit",
     "rate limit",
+    SUNSET,
 ];
+
+/// The banner the consumer app posts on every PR since it shut down (2026-07-17).
+const SUNSET: &str = "has been sunset";
 
 pub struct Gemini;
 
@@ -59,7 +64,17 @@ impl Adapter for Gemini {
             },
         );
         inline::note_activity(snapshot, &identity, DECLINED, &mut activity, &mut out);
-        out.coverage = activity.coverage();
+        let sunset = snapshot.issue_comments.iter().any(|c| {
+            identity.matches(c.user.as_ref())
+                && inline::is_notice(c.body.as_deref().unwrap_or(""), &[SUNSET])
+        });
+        if sunset {
+            out.notes.push(
+                "the consumer Gemini Code Assist app has been sunset: drop `gemini` from `bots`"
+                    .to_owned(),
+            );
+        }
+        out.set_coverage(&activity);
         out
     }
 }
@@ -387,5 +402,26 @@ mod coverage_tests {
             Coverage::Reviewed
         );
         assert!(Gemini.parse(&PrSnapshot::default(), &logins).coverage == Coverage::Absent);
+    }
+
+    #[test]
+    fn the_sunset_banner_is_declined_with_a_hint() {
+        let banner = IssueComment {
+            id: 3,
+            user: bot(),
+            body: Some("> [!CAUTION]\n> The consumer version of Gemini Code Assist on GitHub has been sunset. All code review activity has officially ceased.".into()),
+            ..IssueComment::default()
+        };
+        let snapshot = PrSnapshot {
+            issue_comments: vec![banner],
+            ..PrSnapshot::default()
+        };
+        let out = Gemini.parse(&snapshot, &["gemini-code-assist[bot]".to_owned()]);
+        assert_eq!(out.coverage, Coverage::Declined);
+        assert!(
+            out.notes.iter().any(|n| n.contains("sunset")),
+            "{:?}",
+            out.notes
+        );
     }
 }

@@ -2,12 +2,11 @@
 //! One finding per inline comment; the bot's name is its login without `[bot]`; the title
 //! is the first bold span, else the first sentence; severity comes from common words in the
 //! comment's opening (a `Severity: high` line, a leading `**Critical:**`, `Nit:`…), else
-//! medium; the category from the taxonomy (path rules, then keywords).
+//! medium (`read/prose.rs`); the category from the taxonomy (path rules, then keywords).
 
-use crate::adapters::read::inline;
-use crate::adapters::read::markdown;
 use crate::adapters::read::taxonomy::NativeCategory;
-use crate::adapters::{bot_name, Activity, Adapter, AdapterOutput, Identity};
+use crate::adapters::read::{inline, prose};
+use crate::adapters::{bot_name, Activity, Adapter, AdapterOutput, Identity, Signal};
 use crate::api::PrSnapshot;
 use crate::model::Severity;
 
@@ -27,6 +26,12 @@ impl Adapter for Generic {
         true
     }
 
+    /// Any check run of the mapped bot's own app (Baz's `Baz Reviewer` is its only signal on
+    /// a clean pass) and any commit status it posts.
+    fn signals(&self) -> &'static [Signal] {
+        &[Signal::CheckRun(""), Signal::Status("")]
+    }
+
     fn parse(&self, snapshot: &PrSnapshot, logins: &[String]) -> AdapterOutput {
         let identity = Identity::new(logins, self.user_ids());
         let mut activity = Activity::new(snapshot.head_sha());
@@ -37,101 +42,25 @@ impl Adapter for Generic {
             &mut activity,
             &mut out,
             |comment, anchor| {
-                let body = markdown::normalize_newlines(&comment.body);
-                let prose = without_severity_lines(&body);
-                let title = markdown::first_bold_span(&prose)
-                    .map(|bold| strip_leading_label(&bold))
-                    .filter(|t| !t.is_empty())
-                    .or_else(|| inline::sentence_title(&prose))
-                    .ok_or("no title")?;
+                let prose = prose::read(&comment.body)?;
                 let login = comment.user.as_ref().map_or("", |u| u.login.as_str());
                 let bot = bot_name(login);
                 let mut finding = inline::finding(
                     &bot,
                     comment,
                     anchor,
-                    stated_severity(&body).unwrap_or(Severity::Medium),
-                    &title,
+                    prose.severity.unwrap_or(Severity::Medium),
+                    &prose.title,
                     NativeCategory::none(),
-                    &prose,
+                    &prose.explanation,
                 );
-                finding.nitpick = is_nitpick(&body);
+                finding.nitpick = prose.nitpick;
                 Ok(finding)
             },
         );
         inline::note_activity(snapshot, &identity, &[], &mut activity, &mut out);
-        out.coverage = activity.coverage();
+        out.set_coverage(&activity);
         out
-    }
-}
-
-/// The body without `Severity: high` / `Priority: P1` label lines (they are not the title).
-fn without_severity_lines(body: &str) -> String {
-    body.lines()
-        .filter(|line| {
-            let lower = line.trim().trim_matches('*').trim().to_lowercase();
-            !(lower.starts_with("severity") || lower.starts_with("priority")) || lower.len() > 30
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-/// `Critical: SQL built …` -> `SQL built …` (the label is the severity, not the title).
-fn strip_leading_label(title: &str) -> String {
-    match title.split_once(':') {
-        Some((label, rest)) if severity_word(&label.trim().to_lowercase()).is_some() => {
-            rest.trim().to_owned()
-        }
-        _ => title.trim().to_owned(),
-    }
-}
-
-/// How far into the body a leading severity word is looked for: the label area, not prose.
-const OPENING_CHARS: usize = 80;
-
-/// A severity stated in the body: `severity:`/`priority:` anywhere, else a severity word
-/// as the first word of the body. `nit` also marks a nitpick.
-pub(crate) fn stated_severity(body: &str) -> Option<Severity> {
-    let lower = body.to_lowercase();
-    for key in ["severity:", "priority:", "severity -", "severity ="] {
-        if let Some(pos) = lower.find(key) {
-            let after = &lower[pos + key.len()..];
-            if let Some(word) = words(after).next() {
-                if let Some(severity) = severity_word(word) {
-                    return Some(severity);
-                }
-            }
-        }
-    }
-    let opening: String = lower.chars().take(OPENING_CHARS).collect();
-    let first_line = opening.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
-    // only the first word: `Critical: …`, `[major] …`, `🔴 High …`, `Nit: …`
-    let found = words(first_line).next().and_then(severity_word);
-    found
-}
-
-/// Whether the opening marks the comment as a nitpick (`Nit:`, `[nitpick]`).
-pub(crate) fn is_nitpick(body: &str) -> bool {
-    let opening: String = body.to_lowercase().chars().take(OPENING_CHARS).collect();
-    let nit = words(&opening)
-        .take(3)
-        .any(|w| w == "nit" || w == "nitpick");
-    nit
-}
-
-fn words(text: &str) -> impl Iterator<Item = &str> {
-    text.split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-}
-
-fn severity_word(word: &str) -> Option<Severity> {
-    match word {
-        "critical" | "blocker" | "p0" => Some(Severity::Critical),
-        "high" | "major" | "severe" | "p1" => Some(Severity::High),
-        "medium" | "moderate" | "p2" => Some(Severity::Medium),
-        "low" | "minor" | "nit" | "nitpick" | "trivial" | "p3" => Some(Severity::Low),
-        "info" | "note" | "informational" => Some(Severity::Info),
-        _ => None,
     }
 }
 
@@ -140,32 +69,6 @@ mod tests {
     use super::*;
     use crate::adapters::{fixture, ExtractOptions};
     use crate::model::{Coverage, SourceState};
-
-    #[test]
-    fn severity_words() {
-        assert_eq!(
-            stated_severity("**Critical: SQL**"),
-            Some(Severity::Critical)
-        );
-        assert_eq!(stated_severity("Blocker - x"), Some(Severity::Critical));
-        assert_eq!(stated_severity("[major] x"), Some(Severity::High));
-        assert_eq!(
-            stated_severity("Severity: moderate\n\nx"),
-            Some(Severity::Medium)
-        );
-        assert_eq!(stated_severity("Nit: rename"), Some(Severity::Low));
-        assert_eq!(stated_severity("minor: typo"), Some(Severity::Low));
-        assert_eq!(stated_severity("Note: fine"), Some(Severity::Info));
-        assert_eq!(
-            stated_severity("This has a high chance of failing later on when a low value arrives"),
-            None,
-            "prose after the opening words is not a label"
-        );
-        assert!(is_nitpick("nit: x"));
-        assert!(!is_nitpick("a nitty gritty"));
-        assert_eq!(strip_leading_label("Critical: SQL built"), "SQL built");
-        assert_eq!(strip_leading_label("Note that x: y"), "Note that x: y");
-    }
 
     /// A user-mapped login: findings named after the login without `[bot]`; human comments
     /// and other bots ignored; the empty body reported as malformed.

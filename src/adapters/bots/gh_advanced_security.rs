@@ -9,6 +9,7 @@ use crate::adapters::read::markdown;
 use crate::adapters::read::taxonomy::{self, NativeCategory};
 use crate::adapters::{
     anchor, category_for, detail_from, provenance, Activity, Adapter, AdapterOutput, Identity,
+    Signal,
 };
 use crate::api::{CodeScanning, CodeScanningAlert, PrSnapshot, ReviewComment};
 use crate::model::{Category, NormalizedFinding, Provenance, Severity};
@@ -34,6 +35,12 @@ impl Adapter for GhAdvancedSecurity {
         &[crate::api::CODE_SCANNING_SURFACE]
     }
 
+    /// The code-scanning check runs of its app (one per tool, `CodeQL`), failing on new
+    /// alerts: a verdict.
+    fn signals(&self) -> &'static [Signal] {
+        &[Signal::CheckRunVerdict("")]
+    }
+
     fn parse(&self, snapshot: &PrSnapshot, logins: &[String]) -> AdapterOutput {
         let identity = Identity::new(logins, self.user_ids());
         let mut out = AdapterOutput::default();
@@ -41,7 +48,7 @@ impl Adapter for GhAdvancedSecurity {
         let alerts: Option<HashMap<u64, &CodeScanningAlert>> = match &snapshot.code_scanning {
             CodeScanning::Alerts(list) => {
                 // The alerts list of the PR ref exists: an analysis ran on this PR.
-                activity.reviewed(None);
+                activity.reviewed_by(None, "code-scanning analysis");
                 Some(list.iter().map(|a| (a.number, a)).collect())
             }
             CodeScanning::Unavailable(reason) => {
@@ -57,7 +64,7 @@ impl Adapter for GhAdvancedSecurity {
             if !identity.matches(comment.user.as_ref()) || comment.in_reply_to_id.is_some() {
                 continue;
             }
-            activity.reviewed(comment.commit_id.as_deref());
+            activity.reviewed(comment.reviewed_commit());
             let number = alert_number(&comment.body);
             let alert = match (&alerts, number) {
                 (Some(alerts), Some(n)) => match alerts.get(&n) {
@@ -141,7 +148,7 @@ impl Adapter for GhAdvancedSecurity {
                 "{preexisting} open alert(s) older than the PR (pre-existing, not counted)"
             ));
         }
-        out.coverage = activity.coverage();
+        out.set_coverage(&activity);
         out
     }
 }
@@ -261,6 +268,8 @@ fn comment_finding(
     };
     let (category, source) = category_for(native, &anchor.file, &title, &message);
     let mut finding = NormalizedFinding::new(ID, id, severity, category.as_str(), title);
+    // The alert number, when the comment names one, is stable across pushes.
+    finding.stable_id = Some(finding.finding_id.clone()).filter(|id| id.starts_with("alert-"));
     finding.evidence.file = anchor.file.clone();
     finding.evidence.line = anchor.line;
     finding.evidence.end_line = anchor.end_line;
@@ -296,6 +305,7 @@ fn alert_finding(alert: &CodeScanningAlert) -> Result<NormalizedFinding, String>
         category.as_str(),
         title,
     );
+    finding.stable_id = Some(finding.finding_id.clone());
     let start = instance.location.start_line;
     let end = instance.location.end_line.or(start);
     finding.evidence.file = path;

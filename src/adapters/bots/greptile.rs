@@ -1,18 +1,32 @@
 //! Greptile (`greptile-apps[bot]`): one finding per inline comment. Current comments open
 //! with a priority badge, `<a href="#"><img alt="P1" src="…/badges/p1.svg?v=9"></a> **Title**`
 //! (P0 critical, P1 high, P2 medium, P3/P4 low); older ones with a type prefix
-//! `**logic:**`, `**style:**`, `**syntax:**`. The `Greptile Summary` issue comment (with its
-//! PR-level confidence score) is not a finding.
+//! `**logic:**`, `**style:**`, `**syntax:**`. The summary issue comment (`<h3>Greptile
+//! Summary</h3>`, 2026 `<h2>Greptile Overview</h2>` or `<!-- greptile_summary -->`, with its
+//! PR-level confidence score) is not a finding: it says the review finished, of the commit
+//! its "Last reviewed commit" link names.
 
-use crate::adapters::read::inline;
+use crate::adapters::read::inline::{self, Status};
 use crate::adapters::read::taxonomy::{self, NativeCategory};
 use crate::adapters::read::{html, markdown};
-use crate::adapters::{Activity, Adapter, AdapterOutput, Identity};
+use crate::adapters::{Activity, Adapter, AdapterOutput, Identity, Signal};
 use crate::api::PrSnapshot;
 use crate::model::{Category, Severity};
 
 /// Notices that mean Greptile did not review.
-const DECLINED: &[&str] = &["reviews paused", "review limit", "usage limit"];
+const DECLINED: &[&str] = &[
+    "reviews paused",
+    "review limit",
+    "usage limit",
+    "free trial has ended",
+];
+
+/// Markers of the summary comment that a finished review leaves (edited on each review).
+const SUMMARY_MARKERS: &[&str] = &[
+    "<!-- greptile_summary -->",
+    "greptile summary</h",
+    "greptile overview</h",
+];
 
 pub struct Greptile;
 
@@ -23,6 +37,11 @@ impl Adapter for Greptile {
 
     fn default_logins(&self) -> &'static [&'static str] {
         &["greptile-apps[bot]"]
+    }
+
+    /// The `Greptile Review` check run of the `greptile-apps` app.
+    fn signals(&self) -> &'static [Signal] {
+        &[Signal::CheckRun("Greptile")]
     }
 
     fn parse(&self, snapshot: &PrSnapshot, logins: &[String]) -> AdapterOutput {
@@ -48,10 +67,25 @@ impl Adapter for Greptile {
                 ))
             },
         );
-        inline::note_activity(snapshot, &identity, DECLINED, &mut activity, &mut out);
-        out.coverage = activity.coverage();
+        inline::note_statuses(snapshot, &identity, status, &mut activity, &mut out);
+        out.set_coverage(&activity);
         out
     }
+}
+
+/// A notice declines; the summary says a review finished, of its last reviewed commit.
+fn status(body: &str) -> Status {
+    if inline::is_notice(body, DECLINED) {
+        return Status::Declined;
+    }
+    let lower = markdown::mask_code(body).to_ascii_lowercase();
+    if !SUMMARY_MARKERS.iter().any(|m| lower.contains(m)) {
+        return Status::Other;
+    }
+    let commit = lower
+        .find("last reviewed commit")
+        .and_then(|at| inline::commit_after(&lower[at..], "/commit/"));
+    Status::Done(commit)
 }
 
 /// Severity, weak category, title and explanation of one inline comment.
@@ -176,5 +210,42 @@ mod tests {
         assert!(out.malformed[0].contains("3100000006"));
         assert_eq!(out.coverage, Coverage::Reviewed);
         assert!(out.findings.iter().all(|f| f.bot == "greptile"));
+    }
+
+    fn summary_only(body: &str, head: &str) -> AdapterOutput {
+        let mut snapshot = PrSnapshot::default();
+        snapshot.pull.head.sha = head.to_owned();
+        snapshot.issue_comments.push(crate::api::IssueComment {
+            id: 9,
+            user: Some(crate::api::User {
+                login: "greptile-apps[bot]".into(),
+                id: 165735046,
+                kind: "Bot".into(),
+            }),
+            body: Some(body.into()),
+            ..crate::api::IssueComment::default()
+        });
+        Greptile.parse(&snapshot, &["greptile-apps[bot]".to_owned()])
+    }
+
+    /// A clean pass leaves only the summary: that is a review, never a finding.
+    #[test]
+    fn the_summary_or_overview_is_a_finished_review_not_a_finding() {
+        let head = "c0ffee0000000000000000000000000000000001";
+        let overview = "<h2>Greptile Overview</h2>\n\n<h3>Greptile Summary</h3>\n\n**P1** <img alt=\"P1\" src=\"https://greptile-static-assets.s3.amazonaws.com/badges/p1.svg\"> **Refund math is off**\n\n<h3>Confidence Score: 4/5</h3>\n\n<sub>Last reviewed commit: [\"Partial refunds\"](https://github.com/acme/payments-api/commit/c0ffee0)</sub>";
+        let out = summary_only(overview, head);
+        assert!(out.findings.is_empty(), "{:?}", out.findings);
+        assert_eq!(out.coverage, Coverage::Reviewed);
+        let older = overview.replace("c0ffee0", "bead123");
+        assert_eq!(summary_only(&older, head).coverage, Coverage::Stale);
+        let v2 = "<!-- greptile_summary -->\n\n<h2>Confidence Score: 5/5</h2>\n\nSafe to merge.";
+        assert_eq!(summary_only(v2, head).coverage, Coverage::Reviewed);
+        let ended = "Your Greptile free trial has ended. Upgrade to keep reviewing.";
+        assert_eq!(summary_only(ended, head).coverage, Coverage::Declined);
+        assert_eq!(
+            summary_only("Thanks, noted!", head).coverage,
+            Coverage::Absent,
+            "a chat reply says nothing about coverage"
+        );
     }
 }

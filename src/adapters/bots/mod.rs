@@ -1,20 +1,30 @@
 //! Every built-in bot: one file per bot, named after it, and the registry below.
 //!
-//! Adding a bot: one file here implementing `Adapter`, its `mod` line and one line in
-//! `REGISTRY`, and a fixture test (docs/adapters.md).
+//! Adding a bot: one file here implementing `Adapter`, and its entry in the registry: a
+//! `mod` line and a `REGISTRY` line, side by side below (plain `mod` items, not a macro, so
+//! that `cargo fmt` reaches every bot file); then a fixture test (docs/adapters.md).
 
 use crate::adapters::Adapter;
 
+mod bito;
+mod claude;
+mod codeant;
 mod coderabbit;
 mod codex;
 mod copilot;
+mod cubic;
 mod cursor_bugbot;
 mod deepsource;
 mod gemini;
 mod generic;
 mod gh_advanced_security;
+mod github_code_quality;
 mod greptile;
+mod kodus;
+mod korbit;
+mod macroscope;
 mod qodo;
+mod sentry;
 mod sourcery;
 
 /// Every built-in adapter, in the order sources are listed.
@@ -22,6 +32,7 @@ pub(crate) static REGISTRY: &[&dyn Adapter] = &[
     &coderabbit::CodeRabbit,
     &sourcery::Sourcery,
     &gh_advanced_security::GhAdvancedSecurity,
+    &github_code_quality::GithubCodeQuality,
     &copilot::Copilot,
     &gemini::Gemini,
     &qodo::Qodo,
@@ -29,5 +40,13 @@ pub(crate) static REGISTRY: &[&dyn Adapter] = &[
     &greptile::Greptile,
     &codex::Codex,
     &deepsource::DeepSource,
+    &cubic::Cubic,
+    &kodus::Kodus,
+    &macroscope::Macroscope,
+    &codeant::CodeAnt,
+    &sentry::Sentry,
+    &claude::Claude,
+    &bito::Bito,
+    &korbit::Korbit,
     &generic::Generic,
 ];

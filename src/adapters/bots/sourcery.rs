@@ -1,12 +1,13 @@
-//! Sourcery (`sourcery-ai[bot]`): inline comments `**type (category):** title`. Review
+//! Sourcery (`sourcery-ai[bot]`): inline comments `**type (category):** title`, and the ❌
+//! rows of the Reviewer's Guide's "Assessment against linked issues" (PR-level). Review
 //! bodies (verdicts, the AI-prompt digest that repeats the inline comments, budget notices)
-//! and the Reviewer's Guide are not findings. Formats: docs/bot-formats.md section 2.
+//! and the rest of the guide are not findings. Formats: docs/bot-formats.md section 2.
 
 use crate::adapters::read::taxonomy::NativeCategory;
-use crate::adapters::read::{inline, markdown};
+use crate::adapters::read::{inline, linked_issues, markdown};
 use crate::adapters::Anchor;
 use crate::adapters::{
-    category_for, detail_from, provenance, Activity, Adapter, AdapterOutput, Identity,
+    category_for, detail_from, provenance, Activity, Adapter, AdapterOutput, Identity, Signal,
 };
 use crate::api::{PrSnapshot, ReviewComment};
 use crate::model::{Category, NormalizedFinding, Severity};
@@ -22,6 +23,11 @@ impl Adapter for Sourcery {
 
     fn default_logins(&self) -> &'static [&'static str] {
         &["sourcery-ai[bot]"]
+    }
+
+    /// Its app's (`sourcery-ai`) check run.
+    fn signals(&self) -> &'static [Signal] {
+        &[Signal::CheckRunVerdict("")]
     }
 
     fn parse(&self, snapshot: &PrSnapshot, logins: &[String]) -> AdapterOutput {
@@ -40,7 +46,7 @@ impl Adapter for Sourcery {
             }
             out.readable += 1;
             if is_notice(body) {
-                activity.declined();
+                activity.declined_notice(body);
                 out.notes
                     .push(format!("review {}: budget or size notice", review.id));
             } else {
@@ -52,15 +58,23 @@ impl Adapter for Sourcery {
                 continue;
             }
             out.readable += 1;
-            if is_notice(comment.body.as_deref().unwrap_or("")) {
-                activity.declined();
+            let body = comment.body.as_deref().unwrap_or("");
+            if is_notice(body) {
+                activity.declined_notice(body);
                 out.notes.push(format!(
                     "issue comment {}: budget or size notice",
                     comment.id
                 ));
+                continue;
+            }
+            // The Reviewer's Guide's "Assessment against linked issues": ❌ rows are PR-level.
+            for unmet in linked_issues::unmet_objectives(body) {
+                let finding =
+                    linked_issues::finding(ID, comment.id, comment.html_url.as_deref(), &unmet);
+                out.findings.push(finding);
             }
         }
-        out.coverage = activity.coverage();
+        out.set_coverage(&activity);
         out
     }
 }

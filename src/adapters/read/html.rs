@@ -60,6 +60,33 @@ pub(crate) fn attr(tag: &str, name: &str) -> Option<String> {
     None
 }
 
+/// A shields.io static badge URL (`https://img.shields.io/badge/<label>-<message>-<color>`,
+/// or `<message>-<color>` without a label) as (label, message), decoded: `--` is a dash,
+/// `__` an underscore, `_` and `%20` spaces. `None` for any other URL.
+pub(crate) fn shields_badge(url: &str) -> Option<(String, String)> {
+    let path = url.split(['?', '#']).next()?;
+    let badge = path.split_once("img.shields.io/badge/")?.1;
+    // Split on single dashes only (`--` is an escaped dash).
+    let marked = badge.replace("--", "\u{1}");
+    let parts: Vec<String> = marked
+        .split('-')
+        .map(|p| {
+            p.replace('\u{1}', "-")
+                .replace("__", "\u{2}")
+                .replace('_', " ")
+                .replace('\u{2}', "_")
+                .replace("%20", " ")
+                .trim()
+                .to_owned()
+        })
+        .collect();
+    match parts.as_slice() {
+        [label, message, _color] => Some((label.clone(), message.clone())),
+        [message, _color] => Some((String::new(), message.clone())),
+        _ => None,
+    }
+}
+
 /// Text with tags and HTML comments removed and the common entities decoded, whitespace
 /// collapsed: what a reader sees of a cell or heading.
 pub(crate) fn strip_tags(text: &str) -> String {
@@ -121,6 +148,27 @@ mod tests {
             attr(r#"<img data-alt="no" alt="yes">"#, "alt").as_deref(),
             Some("yes")
         );
+    }
+
+    #[test]
+    fn shields_badges() {
+        assert_eq!(
+            shields_badge("https://img.shields.io/badge/severity_level-high-6B6B92"),
+            Some(("severity level".into(), "high".into()))
+        );
+        assert_eq!(
+            shields_badge("https://img.shields.io/badge/Bug-B71C1C"),
+            Some((String::new(), "Bug".into()))
+        );
+        assert_eq!(
+            shields_badge("https://img.shields.io/badge/Error%20Handling-db2777?style=flat"),
+            Some((String::new(), "Error Handling".into()))
+        );
+        assert_eq!(
+            shields_badge("https://img.shields.io/badge/kody-code--review-blue"),
+            Some(("kody".into(), "code-review".into()))
+        );
+        assert_eq!(shields_badge("https://example.com/badge/P1-orange"), None);
     }
 
     #[test]

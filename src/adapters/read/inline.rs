@@ -17,19 +17,37 @@ pub(crate) fn read_comments<F>(
     identity: &Identity,
     activity: &mut Activity,
     out: &mut AdapterOutput,
+    read: F,
+) where
+    F: FnMut(&ReviewComment, &Anchor) -> Result<NormalizedFinding, String>,
+{
+    read_comments_where(snapshot, identity, activity, out, |_| true, read);
+}
+
+/// `read_comments` for the comments `is_review` accepts; the others (a bot's non-review
+/// surfaces posted inline) are read but neither findings nor reviews.
+pub(crate) fn read_comments_where<P, F>(
+    snapshot: &PrSnapshot,
+    identity: &Identity,
+    activity: &mut Activity,
+    out: &mut AdapterOutput,
+    is_review: P,
     mut read: F,
 ) where
+    P: Fn(&ReviewComment) -> bool,
     F: FnMut(&ReviewComment, &Anchor) -> Result<NormalizedFinding, String>,
 {
     for comment in &snapshot.review_comments {
         if !identity.matches(comment.user.as_ref()) {
             continue;
         }
-        activity.reviewed(comment.commit_id.as_deref());
-        if comment.in_reply_to_id.is_some() {
-            out.readable += 1; // a reply: read, never a finding
+        if comment.in_reply_to_id.is_some() || !is_review(comment) {
+            // A reply ("Thanks for the fix!") or another surface: read, never a finding,
+            // and no review of the commit it happens to be posted on.
+            out.readable += 1;
             continue;
         }
+        activity.reviewed(comment.reviewed_commit());
         let Some(anchor) = anchor(comment) else {
             out.malformed
                 .push(format!("review comment #{}: no `path`", comment.id));
@@ -55,29 +73,71 @@ pub(crate) fn read_comments<F>(
 /// Longest body still read as a rate-limit / quota / skip notice.
 pub(crate) const NOTICE_MAX_BYTES: usize = 1200;
 
-/// The bot's reviews and issue comments: each is a sign of activity (a review on its commit;
-/// a notice matching `declined` = declined). None of them is read for findings here.
-pub(crate) fn note_activity(
+/// The `coverage_signal` of a finished-review issue comment (`status comment on head`).
+const STATUS_COMMENT: &str = "status comment";
+
+/// What one of the bot's review bodies or issue comments says about its review.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Status {
+    /// A finished review (a verdict, summary or status comment), of the commit it names
+    /// when it names one.
+    Done(Option<String>),
+    /// A rate-limit, quota, billing, paused, skipped or sunset notice: no review happened.
+    Declined,
+    /// A status comment saying the review has started ("Claude Code is working…", "CodeAnt
+    /// AI is reviewing your PR"): the bot is running, not done.
+    Started,
+    /// Anything else: a review body is still a review of its commit; an issue comment says
+    /// nothing about coverage.
+    Other,
+}
+
+/// What a retired service posts instead of reviews (Gemini's consumer app since 2026-07):
+/// a decline for every bot.
+const RETIRED: &[&str] = &[
+    "has been sunset",
+    "has been shut down",
+    "has been discontinued",
+];
+
+/// A short notice (`NOTICE_MAX_BYTES`) with one of `phrases` or a retirement phrase,
+/// case-insensitive. A long body that merely mentions "rate limit" is a summary, not a
+/// notice.
+pub(crate) fn is_notice(body: &str, phrases: &[&str]) -> bool {
+    body.len() <= NOTICE_MAX_BYTES && {
+        let lower = body.to_lowercase();
+        phrases
+            .iter()
+            .chain(RETIRED)
+            .any(|phrase| lower.contains(phrase))
+    }
+}
+
+/// The bot's reviews and issue comments as signs of activity, `classify` deciding what each
+/// body says. An empty review body (the wrapper of inline comments or of a thread reply)
+/// is read but says nothing: the inline comments count on their own.
+pub(crate) fn note_statuses(
     snapshot: &PrSnapshot,
     identity: &Identity,
-    declined: &[&str],
+    classify: impl Fn(&str) -> Status,
     activity: &mut Activity,
     out: &mut AdapterOutput,
 ) {
-    // Notices are short; a summary that merely mentions "rate limit" is not one.
-    let is_notice = |body: &str| {
-        let lower = body.to_lowercase();
-        body.len() <= NOTICE_MAX_BYTES && declined.iter().any(|phrase| lower.contains(phrase))
-    };
     for review in &snapshot.reviews {
         if !identity.matches(review.user.as_ref()) {
             continue;
         }
         out.readable += 1;
-        if is_notice(review.body.as_deref().unwrap_or("")) {
-            activity.declined();
-        } else {
-            activity.reviewed(review.commit_id.as_deref());
+        let body = review.body.as_deref().unwrap_or("");
+        if body.trim().is_empty() {
+            continue;
+        }
+        match classify(body) {
+            Status::Declined => activity.declined_notice(body),
+            Status::Done(Some(commit)) => activity.reviewed(Some(&commit)),
+            Status::Done(None) | Status::Started | Status::Other => {
+                activity.reviewed(review.commit_id.as_deref())
+            }
         }
     }
     for comment in &snapshot.issue_comments {
@@ -85,10 +145,44 @@ pub(crate) fn note_activity(
             continue;
         }
         out.readable += 1;
-        if is_notice(comment.body.as_deref().unwrap_or("")) {
-            activity.declined();
+        let body = comment.body.as_deref().unwrap_or("");
+        match classify(body) {
+            Status::Declined => activity.declined_notice(body),
+            Status::Done(commit) => activity.reviewed_by(commit.as_deref(), STATUS_COMMENT),
+            Status::Started => activity.running(format!("{STATUS_COMMENT}: started")),
+            Status::Other => {}
         }
     }
+}
+
+/// `note_statuses` for bots whose only signal besides their comments is a short notice
+/// with one of the `declined` phrases.
+pub(crate) fn note_activity(
+    snapshot: &PrSnapshot,
+    identity: &Identity,
+    declined: &[&str],
+    activity: &mut Activity,
+    out: &mut AdapterOutput,
+) {
+    let classify = |body: &str| {
+        if is_notice(body, declined) {
+            Status::Declined
+        } else {
+            Status::Other
+        }
+    };
+    note_statuses(snapshot, identity, classify, activity, out);
+}
+
+/// The hexadecimal commit id (7 to 40 characters) right after `marker` (case-insensitive;
+/// spaces, backticks, quotes and `[` skipped): `finished reviewing commit <sha>`,
+/// `Commit Range: a..<sha>`, a `/commit/<sha>` link.
+pub(crate) fn commit_after(text: &str, marker: &str) -> Option<String> {
+    let lower = text.to_ascii_lowercase();
+    let at = lower.find(&marker.to_ascii_lowercase())? + marker.len();
+    let rest = lower[at..].trim_start_matches([' ', '`', '"', '\'', '[', '*']);
+    let sha: String = rest.chars().take_while(char::is_ascii_hexdigit).collect();
+    (7..=40).contains(&sha.len()).then_some(sha)
 }
 
 /// A finding anchored where `comment` points, with the category resolved from `title` and
@@ -125,4 +219,38 @@ pub(crate) fn sentence_title(markdown_text: &str) -> Option<String> {
     let sentence = markdown::first_sentence(&first).replace('`', "");
     let title = markdown::shorten(sentence.trim(), 120);
     (!title.is_empty()).then_some(title)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn notices_are_short_and_retirement_always_declines() {
+        assert!(is_notice(
+            "Usage limit reached for this month.",
+            &["usage limit"]
+        ));
+        assert!(!is_notice(
+            &"A summary about the usage limit. ".repeat(60),
+            &["usage limit"]
+        ));
+        assert!(is_notice(
+            "The Acme reviewer has been shut down. Thanks for using it!",
+            &[]
+        ));
+        assert!(!is_notice("Looks good to me.", &["usage limit"]));
+        assert_eq!(
+            commit_after(
+                "CodeAnt AI finished reviewing commit `c0ffee0`.",
+                "reviewing commit"
+            ),
+            Some("c0ffee0".to_owned())
+        );
+        assert_eq!(
+            commit_after("Commit Range: 3f3f028..c0ffee", ".."),
+            None,
+            "6 digits name nothing"
+        );
+    }
 }

@@ -328,6 +328,29 @@ pub fn paragraphs(markdown: &str, keep_inline_code: bool) -> Vec<String> {
     out
 }
 
+/// Every Markdown image (`![alt](url)`) of `text` outside code: (alt text, URL). Badges
+/// (Codex, Kodus, Korbit) are images; raw `<img>` tags are `html::images`.
+pub fn images(text: &str) -> Vec<(String, String)> {
+    let mut found: Vec<(String, String)> = Vec::new();
+    let mut in_image = false;
+    for event in Parser::new_ext(text, parser_options()) {
+        match event {
+            Event::Start(Tag::Image { dest_url, .. }) => {
+                found.push((String::new(), dest_url.into_string()));
+                in_image = true;
+            }
+            Event::End(TagEnd::Image) => in_image = false,
+            Event::Text(t) | Event::Code(t) if in_image => {
+                if let Some((alt, _)) = found.last_mut() {
+                    alt.push_str(&t);
+                }
+            }
+            _ => {}
+        }
+    }
+    found
+}
+
 /// Runs of whitespace become one space; leading/trailing whitespace removed.
 pub fn collapse_whitespace(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
@@ -530,6 +553,21 @@ mod tests {
         let _ = strip_hidden(&many);
         // Quadratic scanning took ~50 s here in a debug build; linear takes ~2 s.
         assert!(start.elapsed().as_secs() < 20, "took {:?}", start.elapsed());
+    }
+
+    #[test]
+    fn markdown_images_outside_code() {
+        let text = "![kody code-review](https://x/k.svg) ![high](https://img.shields.io/badge/severity_level-high-6B6B92)\n\n`![no](x)`";
+        assert_eq!(
+            images(text),
+            vec![
+                ("kody code-review".to_owned(), "https://x/k.svg".to_owned()),
+                (
+                    "high".to_owned(),
+                    "https://img.shields.io/badge/severity_level-high-6B6B92".to_owned()
+                ),
+            ]
+        );
     }
 
     #[test]

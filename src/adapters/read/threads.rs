@@ -7,9 +7,10 @@ use crate::adapters::read::common::Identity;
 use crate::adapters::read::markdown;
 use crate::api::{PrSnapshot, ReviewComment};
 
-/// Phrases in a reply that dispute a finding (matched at a word start, case-insensitive,
-/// in the author's own prose: quotes and code are masked first). Bare "intended" is too
-/// loose ("the intended fix is..."): only phrases that say the code does what was meant.
+/// Phrases in a reply that dispute a finding wherever they stand (matched at a word start,
+/// case-insensitive, in the author's own prose: quotes and code are masked first). Bare
+/// "intended" is too loose ("the intended fix is..."): only phrases that say the code does
+/// what was meant.
 const DISPUTE_PHRASES: &[&str] = &[
     "false positive",
     "not an issue",
@@ -25,6 +26,80 @@ const DISPUTE_PHRASES: &[&str] = &[
     "that's intended",
     "it's intended",
     "disagree",
+];
+
+/// Phrases that say the bot is mistaken in other words. They can also agree ("Good catch,
+/// this is wrong"), so they count only when the reply does not open by agreeing
+/// (`AGREEMENT`).
+const CONTESTING_PHRASES: &[&str] = &[
+    "this is wrong",
+    "that is wrong",
+    "that's wrong",
+    "this is incorrect",
+    "that is incorrect",
+    "that's incorrect",
+    "this is not correct",
+    "that's not correct",
+    "that's not true",
+    "that is not true",
+    "incorrect, because",
+    "incorrect because",
+    "wrong, because",
+    "premise is wrong",
+    "premise is incorrect",
+    "suggestion is wrong",
+    "suggestion is incorrect",
+    "claim is wrong",
+    "claim is incorrect",
+    "finding is wrong",
+    "finding is incorrect",
+    "analysis is wrong",
+    "comment is wrong",
+    "you're wrong",
+    "you are wrong",
+    "you're mistaken",
+    "you are mistaken",
+    "is mistaken",
+    "not applicable",
+    "doesn't apply",
+    "does not apply",
+    "not relevant here",
+    "intentional",
+    "on purpose",
+    "not changing this",
+    "won't change",
+    "will not change",
+];
+
+/// Words that contest a finding when they open a sentence and a comma, colon, dash or
+/// "because" follows ("Incorrect, because ...", "Wrong: the lock is held").
+const CONTESTING_OPENERS: &[&str] = &[
+    "wrong",
+    "incorrect",
+    "not applicable",
+    "not true",
+    "not correct",
+    "nope",
+];
+
+/// Whole words that, in the reply's first sentence, say it agrees with the bot.
+const AGREEMENT: &[&str] = &[
+    "good catch",
+    "nice catch",
+    "great catch",
+    "fixed",
+    "fixing",
+    "will fix",
+    "done",
+    "agreed",
+    "agree",
+    "confirmed",
+    "right",
+    "thanks",
+    "thank you",
+    "yes",
+    "indeed",
+    "addressed",
 ];
 
 /// Words that, shortly before a phrase, turn it around ("doesn't work as intended").
@@ -151,21 +226,83 @@ impl<'a> ThreadIndex<'a> {
 /// The first dispute phrase in a reply, if any. Only the replier's own prose counts: `>`
 /// quoted text (often the bot's finding) and code are masked; a phrase in a question ("is
 /// this a false positive?") or after a negation ("doesn't work as intended", "not by
-/// design") does not count.
+/// design") does not count, nor does a contesting phrase in a reply that opens by agreeing.
 pub fn dispute_phrase(body: &str) -> Option<&'static str> {
     let prose = markdown::mask_quotes_and_code(&markdown::normalize_newlines(body));
     // Every offset below indexes `text` itself.
     let text = prose.to_lowercase().replace(['\u{2019}', '\u{2018}'], "'");
-    DISPUTE_PHRASES.iter().copied().find(|phrase| {
-        text.match_indices(phrase).any(|(at, _)| {
-            let end = at + phrase.len();
-            let word_start = text[..at]
-                .chars()
-                .next_back()
-                .is_none_or(|c| !c.is_alphanumeric());
-            word_start && !in_question(&text, end) && !negated(&text, at)
+    let asserted = |at: usize, end: usize| !in_question(&text, end) && !negated(&text, at);
+    let found = |phrases: &[&'static str]| {
+        phrases.iter().copied().find(|phrase| {
+            word_occurrences(&text, phrase, false).any(|(at, end)| asserted(at, end))
+        })
+    };
+    if let Some(phrase) = found(DISPUTE_PHRASES) {
+        return Some(phrase);
+    }
+    if opens_by_agreeing(&text) {
+        return None;
+    }
+    found(CONTESTING_PHRASES).or_else(|| {
+        CONTESTING_OPENERS.iter().copied().find(|opener| {
+            word_occurrences(&text, opener, true).any(|(at, end)| {
+                opens_sentence(&text, at) && contest_follows(&text[end..]) && asserted(at, end)
+            })
         })
     })
+}
+
+/// Where `phrase` occurs at a word start (and, with `whole`, ending a word too).
+fn word_occurrences<'t>(
+    text: &'t str,
+    phrase: &'t str,
+    whole: bool,
+) -> impl Iterator<Item = (usize, usize)> + 't {
+    text.match_indices(phrase).filter_map(move |(at, _)| {
+        let end = at + phrase.len();
+        let starts = text[..at]
+            .chars()
+            .next_back()
+            .is_none_or(|c| !c.is_alphanumeric());
+        let ends = !whole
+            || text[end..]
+                .chars()
+                .next()
+                .is_none_or(|c| !c.is_alphanumeric());
+        (starts && ends).then_some((at, end))
+    })
+}
+
+/// The reply's first sentence agrees ("Good catch, this is wrong", "Fixed: ...").
+fn opens_by_agreeing(text: &str) -> bool {
+    let start = text.len() - text.trim_start().len();
+    let first = &text[start..];
+    let end = first
+        .char_indices()
+        .find(|(_, c)| is_terminator(*c))
+        .map_or(first.len(), |(i, _)| i);
+    let sentence = &first[..end];
+    AGREEMENT
+        .iter()
+        .any(|word| word_occurrences(sentence, word, true).any(|(at, _)| !negated(sentence, at)))
+}
+
+/// Only whitespace and punctuation stand between the sentence start and `at`.
+fn opens_sentence(text: &str, at: usize) -> bool {
+    text[..at]
+        .chars()
+        .rev()
+        .take_while(|c| !is_terminator(*c))
+        .all(|c| !c.is_alphanumeric())
+}
+
+/// After an opener: the end of the sentence, a comma, colon, semicolon or dash, or
+/// "because" ("Wrong.", "Incorrect, because ...", not "Wrong file, moved it").
+fn contest_follows(rest: &str) -> bool {
+    let rest = rest.trim_start_matches(' ');
+    rest.is_empty()
+        || rest.starts_with(['.', '!', '\n', ',', ':', ';', '-', '\u{2014}', '\u{2013}'])
+        || rest.starts_with("because")
 }
 
 /// Sentence terminators (a line break ends a sentence too: replies are often terse lines).
@@ -190,14 +327,15 @@ fn in_question(text: &str, end: usize) -> bool {
     false
 }
 
-/// One of the three words before `at`, within its sentence, is a negation.
+/// One of the three words before `at`, within its clause, is a negation ("doesn't work as
+/// intended"; not the interjection in "No, this is wrong").
 fn negated(text: &str, at: usize) -> bool {
-    let sentence_start = text[..at]
+    let clause_start = text[..at]
         .char_indices()
         .rev()
-        .find(|(_, c)| is_terminator(*c))
+        .find(|(_, c)| is_terminator(*c) || matches!(c, ',' | ';' | ':' | '\u{2014}'))
         .map_or(0, |(i, c)| i + c.len_utf8());
-    text[sentence_start..at]
+    text[clause_start..at]
         .split(|c: char| !c.is_alphanumeric() && c != '\'')
         .filter(|w| !w.is_empty())
         .rev()
@@ -260,6 +398,46 @@ is unclear and I disagree with the cast.\n\nGood catch, fixed in abc123.";
             dispute_phrase("> Off by one.\n\nFalse positive: the range is inclusive."),
             Some("false positive")
         );
+    }
+
+    #[test]
+    fn other_words_for_mistaken_contest() {
+        for (reply, phrase) in [
+            ("This is wrong: the lock is held by the caller.", "this is wrong"),
+            ("Incorrect, because `parse` never returns None here.", "incorrect, because"),
+            ("Incorrect: the loop exits first.", "incorrect"),
+            ("incorrect because the cache is per request", "incorrect because"),
+            ("Not applicable here: this module only runs in tests.", "not applicable"),
+            ("Wrong.", "wrong"),
+            ("No, this is wrong. The value is clamped upstream.", "this is wrong"),
+            ("This is intentional; the retry is idempotent.", "intentional"),
+            (
+                "I'm not changing this one \u{2014} the premise is wrong, and the suggested direction would bring back a hole.",
+                "premise is wrong",
+            ),
+            ("The suggestion doesn't apply to generated code.", "doesn't apply"),
+        ] {
+            assert_eq!(dispute_phrase(reply), Some(phrase), "{reply}");
+        }
+    }
+
+    #[test]
+    fn agreeing_quoting_or_asking_in_those_words_does_not_contest() {
+        for reply in [
+            "Good catch, this is wrong. Fixing.",
+            "Fixed. The old check was wrong, because it ignored the sign.",
+            "Right, and my earlier guard did not really work either; that's wrong too.",
+            "Yes, this is incorrect; updated in abc123.",
+            "Is this wrong? Looking.",
+            "Isn't this intentional?",
+            "> This is wrong: `amount` can be negative.\n\nFixed in 3f2a.",
+            "It's not intentional, will fix.",
+            "Wrong file, moved the helper.",
+            "`incorrect, because` is the log message we match on.",
+            "The wrong branch was merged; rebased.",
+        ] {
+            assert_eq!(dispute_phrase(reply), None, "{reply}");
+        }
     }
 
     #[test]

@@ -9,6 +9,7 @@ fn source(bot: &str, status: SourceState, coverage: Coverage, notes: &[&str]) ->
         bot: bot.into(),
         status,
         coverage,
+        coverage_signal: String::new(),
         findings: 0,
         skipped: 0,
         notes: notes.iter().map(|n| n.to_string()).collect(),
@@ -42,8 +43,10 @@ fn outcome_of(
     fail_on: FailOn,
 ) -> Outcome {
     let bots_ran = sources.iter().filter(|s| s.coverage.ran()).count().max(1);
+    // The seed's line rule: these findings are built for rendering, not for matching.
     let options = ConsensusOptions {
         bots_ran: Some(bots_ran),
+        matching: crate::consensus::Matching::Seed,
         ..ConsensusOptions::default()
     };
     let findings = synthesize(
@@ -59,6 +62,10 @@ fn outcome_of(
         gate: gate::decide(&findings, fail_on),
         findings,
         fail_on,
+        fail_on_severity: None,
+        required_bots: Vec::new(),
+        not_reviewed: Vec::new(),
+        identity: Default::default(),
     }
 }
 

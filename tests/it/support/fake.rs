@@ -1,6 +1,8 @@
 //! A fake GitHub on 127.0.0.1 (wiremock): serves one PR's saved API JSON over REST (every
-//! list paged with `Link` headers) and GraphQL (review threads, viewer), accepts sticky
-//! comment and check-run writes with state (a second run edits in place), logs every request
+//! list paged with `Link` headers, every read with an `ETag`, answered 304 to a matching
+//! `If-None-Match`) and GraphQL (review threads, viewer), accepts sticky comment and check-run
+//! writes with state (a second run edits in place), answers the collaborator-permission
+//! lookups it was given (404 for anyone else, as for a non-collaborator), logs every request
 //! and answers anything else with a loud 500. Shared by the integration tests and by
 //! `examples/fake_github.rs` / `examples/action_bench.rs` (included there with `#[path]`).
 
@@ -28,6 +30,12 @@ pub struct PrData {
     pub code_scanning: Option<Vec<Value>>,
     /// GraphQL `reviewThreads` nodes.
     pub threads: Vec<Value>,
+    /// Reactions on the PR, check runs and statuses of the head commit.
+    pub reactions: Vec<Value>,
+    pub head_check_runs: Vec<Value>,
+    pub statuses: Vec<Value>,
+    /// `committer.date` of the head commit (`pulls/{n}/commits`).
+    pub head_committed_at: String,
 }
 
 impl PrData {
@@ -69,6 +77,22 @@ impl PrData {
                 .unwrap_or_default(),
             None => Vec::new(),
         };
+        let head_check_runs = match read("check_runs.json")? {
+            Some(Value::Object(o)) => o
+                .get("check_runs")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default(),
+            Some(Value::Array(items)) => items,
+            _ => Vec::new(),
+        };
+        let head_committed_at = read("head_commit.json")?
+            .and_then(|c| {
+                c.pointer("/committer/date")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned)
+            })
+            .unwrap_or_else(|| "2025-01-01T00:00:00Z".to_owned());
         Ok(PrData {
             owner: owner.to_owned(),
             repo: repo.to_owned(),
@@ -79,6 +103,10 @@ impl PrData {
             issue_comments: list("issue_comments.json")?,
             code_scanning: read("code_scanning_alerts.json")?.and_then(|v| v.as_array().cloned()),
             threads,
+            reactions: list("reactions.json")?,
+            head_check_runs,
+            statuses: list("statuses.json")?,
+            head_committed_at,
         })
     }
 
@@ -101,6 +129,10 @@ impl PrData {
             issue_comments: Vec::new(),
             code_scanning: None,
             threads: Vec::new(),
+            reactions: Vec::new(),
+            head_check_runs: Vec::new(),
+            statuses: Vec::new(),
+            head_committed_at: "2025-01-01T00:00:00Z".to_owned(),
         }
     }
 
@@ -116,9 +148,17 @@ impl PrData {
 }
 
 /// Mutable server state: the comment list (with our writes), check runs, the request log.
+/// Reviews, reactions and the head's check runs and statuses live here too, so a test can
+/// make a bot answer while a run polls.
 #[derive(Debug, Default)]
 pub struct State {
     pub issue_comments: Vec<Value>,
+    pub reviews: Vec<Value>,
+    pub reactions: Vec<Value>,
+    pub head_check_runs: Vec<Value>,
+    pub statuses: Vec<Value>,
+    /// Reads answered 304 Not Modified.
+    pub not_modified: usize,
     pub check_runs: Vec<Value>,
     /// `(method, annotations in the request)` for every check-run write.
     pub check_writes: Vec<(String, usize)>,
@@ -143,6 +183,8 @@ pub struct FakeBuilder {
     faults: Vec<(String, String, ResponseTemplate, u64)>,
     log_file: Option<PathBuf>,
     port: u16,
+    /// `login -> (permission, role_name)` for the collaborator-permission endpoint.
+    permissions: Vec<(String, String, String)>,
 }
 
 impl FakeBuilder {
@@ -159,7 +201,19 @@ impl FakeBuilder {
             faults: Vec::new(),
             log_file: None,
             port: 0,
+            permissions: Vec::new(),
         }
+    }
+
+    /// `GET /repos/{o}/{r}/collaborators/{login}/permission` answers GitHub's shape with
+    /// this `permission` (`admin`, `write`, `read`, `none`) and `role_name`.
+    pub fn permission(mut self, login: &str, permission: &str, role_name: &str) -> Self {
+        self.permissions.push((
+            login.to_owned(),
+            permission.to_owned(),
+            role_name.to_owned(),
+        ));
+        self
     }
 
     /// GHES layout: REST under `/api/v3`, GraphQL at `/api/graphql`.
@@ -245,6 +299,10 @@ impl FakeBuilder {
             + 1;
         let state = Arc::new(Mutex::new(State {
             issue_comments: self.data.issue_comments.clone(),
+            reviews: self.data.reviews.clone(),
+            reactions: self.data.reactions.clone(),
+            head_check_runs: self.data.head_check_runs.clone(),
+            statuses: self.data.statuses.clone(),
             next_id,
             log,
             ..State::default()
@@ -257,6 +315,7 @@ impl FakeBuilder {
             page_size: self.page_size,
             thread_page_size: self.thread_page_size,
             threads_fail: self.threads_fail,
+            permissions: self.permissions,
         });
         let route = |kind: Kind| Route {
             ctx: ctx.clone(),
@@ -266,6 +325,13 @@ impl FakeBuilder {
         let p = &self.api_prefix;
         let repo = format!("{p}/repos/{}/{}", ctx.data.owner, ctx.data.repo);
         let n = ctx.data.number;
+        let head = ctx
+            .data
+            .pull
+            .pointer("/head/sha")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_owned();
         for (m, fault_path, template, times) in self.faults {
             let full = if fault_path == "/graphql" {
                 self.graphql_path.clone()
@@ -302,6 +368,26 @@ impl FakeBuilder {
                 Kind::List(List::CodeScanning),
             ),
             (
+                "GET",
+                format!("{repo}/issues/{n}/reactions"),
+                Kind::List(List::Reactions),
+            ),
+            (
+                "GET",
+                format!("{repo}/commits/{head}/check-runs"),
+                Kind::List(List::CheckRuns),
+            ),
+            (
+                "GET",
+                format!("{repo}/commits/{head}/statuses"),
+                Kind::List(List::Statuses),
+            ),
+            (
+                "GET",
+                format!("{repo}/pulls/{n}/commits"),
+                Kind::PullCommits,
+            ),
+            (
                 "POST",
                 format!("{repo}/issues/{n}/comments"),
                 Kind::CreateComment,
@@ -316,6 +402,12 @@ impl FakeBuilder {
                 .mount(&server)
                 .await;
         }
+        let permission_re = format!("^{}/collaborators/[^/]+/permission$", regex_escape(&repo));
+        Mock::given(method("GET"))
+            .and(path_regex(permission_re.as_str()))
+            .respond_with(route(Kind::Permission))
+            .mount(&server)
+            .await;
         let comment_re = format!("^{}/issues/comments/[0-9]+$", regex_escape(&repo));
         let check_re = format!("^{}/check-runs/[0-9]+$", regex_escape(&repo));
         for (m, re, kind) in [
@@ -397,6 +489,7 @@ struct Ctx {
     page_size: usize,
     thread_page_size: usize,
     threads_fail: bool,
+    permissions: Vec<(String, String, String)>,
 }
 
 #[derive(Clone, Copy)]
@@ -405,10 +498,15 @@ enum List {
     Reviews,
     IssueComments,
     CodeScanning,
+    Reactions,
+    /// Answered as GitHub does: `{"total_count", "check_runs": [...]}`.
+    CheckRuns,
+    Statuses,
 }
 
 enum Kind {
     Pull,
+    PullCommits,
     List(List),
     CreateComment,
     EditComment,
@@ -416,6 +514,7 @@ enum Kind {
     CreateCheck,
     UpdateCheck,
     GraphQl,
+    Permission,
     Fixed(ResponseTemplate),
     Unexpected,
 }
@@ -445,8 +544,21 @@ impl Respond for Route {
                 let _ = writeln!(std::io::stderr(), "fake GitHub: {message}");
                 ResponseTemplate::new(500).set_body_json(json!({ "message": message }))
             }
-            Kind::Pull => ok(&self.ctx.data.pull),
-            Kind::List(list) => self.list(&state, *list, request),
+            Kind::Pull => conditional(
+                &mut state,
+                request,
+                ok(&self.ctx.data.pull),
+                &self.ctx.data.pull,
+            ),
+            Kind::PullCommits => {
+                let commits = json!([{
+                    "sha": self.ctx.data.pull.pointer("/head/sha"),
+                    "commit": {"committer": {"name": "alice", "email": "a@example.com",
+                                             "date": self.ctx.data.head_committed_at}},
+                }]);
+                conditional(&mut state, request, ok(&commits), &commits)
+            }
+            Kind::List(list) => self.list(&mut state, *list, request),
             Kind::CreateComment => self.create_comment(&mut state, request),
             Kind::EditComment => self.edit_comment(&mut state, request),
             Kind::DeleteComment => {
@@ -491,17 +603,21 @@ impl Respond for Route {
                 }
             }
             Kind::GraphQl => self.graphql(request),
+            Kind::Permission => self.permission(request),
         }
     }
 }
 
 impl Route {
-    fn list(&self, state: &State, list: List, request: &Request) -> ResponseTemplate {
+    fn list(&self, state: &mut State, list: List, request: &Request) -> ResponseTemplate {
         let data = &self.ctx.data;
         let items: &[Value] = match list {
             List::ReviewComments => &data.review_comments,
-            List::Reviews => &data.reviews,
+            List::Reviews => &state.reviews,
             List::IssueComments => &state.issue_comments,
+            List::Reactions => &state.reactions,
+            List::CheckRuns => &state.head_check_runs,
+            List::Statuses => &state.statuses,
             List::CodeScanning => match &data.code_scanning {
                 Some(alerts) => alerts,
                 None => {
@@ -518,8 +634,13 @@ impl Route {
         let size = self.ctx.page_size;
         let start = (page - 1) * size;
         let chunk: Vec<Value> = items.iter().skip(start).take(size).cloned().collect();
-        let mut template = ResponseTemplate::new(200).set_body_json(Value::Array(chunk));
-        if start + size < items.len() {
+        let body = match list {
+            List::CheckRuns => json!({"total_count": items.len(), "check_runs": chunk}),
+            _ => Value::Array(chunk),
+        };
+        let more = start + size < items.len();
+        let mut template = ResponseTemplate::new(200).set_body_json(body.clone());
+        if more {
             let mut pairs: Vec<(String, String)> = request
                 .url
                 .query_pairs()
@@ -535,7 +656,7 @@ impl Route {
             let next = format!("{}{}?{query}", self.ctx.base, request.url.path());
             template = template.insert_header("link", format!("<{next}>; rel=\"next\"").as_str());
         }
-        template
+        conditional(state, request, template, &json!([body, more]))
     }
 
     fn create_comment(&self, state: &mut State, request: &Request) -> ResponseTemplate {
@@ -589,6 +710,25 @@ impl Route {
         }
     }
 
+    /// GitHub's `repository-collaborator-permission` shape (@octokit/openapi).
+    fn permission(&self, request: &Request) -> ResponseTemplate {
+        let segments: Vec<&str> = request.url.path().rsplit('/').collect();
+        let login = segments.get(1).copied().unwrap_or("");
+        match self
+            .ctx
+            .permissions
+            .iter()
+            .find(|(l, _, _)| l.eq_ignore_ascii_case(login))
+        {
+            Some((l, permission, role)) => ok(&json!({
+                "permission": permission,
+                "role_name": role,
+                "user": {"login": l, "id": 7, "type": "User", "site_admin": false},
+            })),
+            None => not_found(),
+        }
+    }
+
     fn graphql(&self, request: &Request) -> ResponseTemplate {
         let body: Value = request.body_json().unwrap_or(Value::Null);
         let query = body.get("query").and_then(Value::as_str).unwrap_or("");
@@ -629,6 +769,29 @@ impl Route {
         }
         ResponseTemplate::new(500).set_body_json(json!({"message": "unexpected GraphQL query"}))
     }
+}
+
+/// Add an `ETag` (a hash of what the answer says); answer 304 with no body to a request whose
+/// `If-None-Match` carries it, as GitHub does.
+fn conditional(
+    state: &mut State,
+    request: &Request,
+    template: ResponseTemplate,
+    content: &Value,
+) -> ResponseTemplate {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    content.to_string().hash(&mut hasher);
+    let etag = format!("W/\"{:016x}\"", hasher.finish());
+    let asked = request
+        .headers
+        .get("if-none-match")
+        .and_then(|v| v.to_str().ok());
+    if asked == Some(etag.as_str()) {
+        state.not_modified += 1;
+        return ResponseTemplate::new(304).insert_header("etag", etag.as_str());
+    }
+    template.insert_header("etag", etag.as_str())
 }
 
 fn ok(value: &Value) -> ResponseTemplate {

@@ -143,6 +143,10 @@ pub(super) fn parse_body(body: &str) -> Result<Parsed, String> {
             title_line = Some(start..start + line.len());
             parsed.title = markdown::inline_plain(original.trim());
         }
+        if is_addressed_line(trimmed) {
+            // 2026 bodies carry the visible line without the hidden marker.
+            parsed.withdrawn = true;
+        }
         if let Some(rest) = original.trim().strip_prefix("Also applies to:") {
             parsed
                 .also_applies
@@ -173,6 +177,13 @@ pub(super) fn parse_body(body: &str) -> Result<Parsed, String> {
     Ok(parsed)
 }
 
+/// CodeRabbit's own line saying a later commit fixed the finding: `✅ Addressed in commit
+/// abc1234` / `✅ Addressed in commits a to b`, `✅ Confirmed as addressed by @user`.
+fn is_addressed_line(line: &str) -> bool {
+    let line = line.trim().trim_start_matches('>').trim();
+    line.starts_with("✅ Addressed in commit") || line.starts_with("✅ Confirmed as addressed")
+}
+
 /// Footer and status lines that are not explanation: `_Source: …_`, `✅ Addressed in …`,
 /// `> Committable suggestion skipped: …`.
 fn boilerplate_lines(visible: &str) -> Vec<std::ops::Range<usize>> {
@@ -183,7 +194,7 @@ fn boilerplate_lines(visible: &str) -> Vec<std::ops::Range<usize>> {
         offset += line.len() + 1;
         let t = line.trim().trim_start_matches('>').trim();
         if t.starts_with("_Source:")
-            || t.starts_with("✅ Addressed in commit")
+            || is_addressed_line(t)
             || t.starts_with("Committable suggestion skipped")
         {
             ranges.push(start..start + line.len());
@@ -234,5 +245,22 @@ mod tests {
         assert!(p.withdrawn);
         assert_eq!(p.hidden_id.as_deref(), Some("cr-comment:v1:abc"));
         assert!(parse_body("<!-- only a marker -->").is_err());
+    }
+
+    #[test]
+    fn visible_addressed_line_without_the_marker_withdraws() {
+        for line in [
+            "✅ Addressed in commit c7b2470",
+            "✅ Addressed in commits c371cce to ec989ea",
+            "✅ Confirmed as addressed by @jdx",
+        ] {
+            let body = format!("_🟡 Minor_\n\n**Strip the suffix.**\n\nBecause.\n\n<!-- cr-comment:v1:ab -->\n\n<!-- This is an auto-generated reply by CodeRabbit -->\n\n{line}\n\n<!-- This is an auto-generated comment by CodeRabbit -->");
+            let p = parse_body(&body).unwrap();
+            assert!(p.withdrawn, "{line}");
+            assert!(!p.explanation.contains("✅"), "{}", p.explanation);
+        }
+        // Quoted in code, or mentioned in prose, it is not CodeRabbit's status line.
+        let quoted = "_🟡 Minor_\n\n**Match the status line.**\n\n```\n✅ Addressed in commit c7b2470\n```\n\nThe parser misses it when it is addressed.";
+        assert!(!parse_body(quoted).unwrap().withdrawn);
     }
 }

@@ -24,6 +24,7 @@ pub(super) fn review_items(review: &Review, malformed: &mut Vec<String>) -> Vec<
     let mut items = Vec::new();
     let mut counter = 0usize;
     let mut taken_until = 0usize;
+    let mut groups: Vec<(Section, Vec<GroupItem>)> = Vec::new();
     for (i, block) in blocks.iter().enumerate() {
         if block.outer.start < taken_until {
             continue; // inside a section already read
@@ -41,49 +42,115 @@ pub(super) fn review_items(review: &Review, malformed: &mut Vec<String>) -> Vec<
                 && g.outer.start >= block.inner.start
                 && g.outer.end <= block.outer.end
         }) {
-            for GroupItem {
-                file,
-                range,
-                markdown: item_text,
-            } in group_items(&text, group)
-            {
-                counter += 1;
-                let parsed = match parse_body(&item_text) {
-                    Ok(parsed) => parsed,
-                    Err(reason) => {
-                        malformed.push(format!(
-                            "review {} item {counter} ({file}): {reason}",
-                            review.id
-                        ));
-                        continue;
-                    }
-                };
-                let id = parsed
-                    .hidden_id
-                    .clone()
-                    .unwrap_or_else(|| format!("review-{}-{counter}", review.id));
-                let mut finding = build(parsed, section, &file, id);
-                finding.evidence.file = file;
-                if let Some((start, end)) = range {
-                    finding.evidence.line = Some(start);
-                    finding.evidence.end_line = Some(end);
+            groups.push((section, group_items(&text, group)));
+        }
+    }
+    groups.extend(headed_items(&text, &masked, &blocks));
+    for (section, group) in groups {
+        for GroupItem {
+            file,
+            range,
+            markdown: item_text,
+        } in group
+        {
+            counter += 1;
+            let parsed = match parse_body(&item_text) {
+                Ok(parsed) => parsed,
+                Err(reason) => {
+                    malformed.push(format!(
+                        "review {} item {counter} ({file}): {reason}",
+                        review.id
+                    ));
+                    continue;
                 }
-                let source = finding.provenance.category_source;
-                finding.provenance = Provenance {
-                    review_id: Some(review.id),
-                    url: review.html_url.clone(),
-                    commit: review.commit_id.clone(),
-                    category_source: source,
-                    ..Provenance::default()
-                };
-                items.push(BodyItem {
-                    finding,
-                    duplicate: section == Section::Duplicate,
-                });
+            };
+            let stable_id = parsed.hidden_id.clone();
+            let id = parsed
+                .hidden_id
+                .clone()
+                .unwrap_or_else(|| format!("review-{}-{counter}", review.id));
+            let mut finding = build(parsed, section, &file, id);
+            finding.stable_id = stable_id;
+            finding.evidence.file = file;
+            if let Some((start, end)) = range {
+                finding.evidence.line = Some(start);
+                finding.evidence.end_line = Some(end);
             }
+            let source = finding.provenance.category_source;
+            finding.provenance = Provenance {
+                review_id: Some(review.id),
+                url: review.html_url.clone(),
+                commit: review.commit_id.clone(),
+                category_source: source,
+                ..Provenance::default()
+            };
+            items.push(BodyItem {
+                finding,
+                duplicate: section == Section::Duplicate,
+            });
         }
     }
     items
+}
+
+/// The 2026 layout: a section named by a bold line (`**⚠️ Outside diff range comments
+/// (1)**`), then one top-level `<details>` per item whose summary ends with its location,
+/// `<em>🟡 Minor</em> · Title · <code>path:295-299</code>`.
+fn headed_items(
+    text: &str,
+    masked: &str,
+    blocks: &[markdown::Details],
+) -> Vec<(Section, Vec<GroupItem>)> {
+    let mut headers: Vec<(usize, Section)> = Vec::new();
+    let mut offset = 0;
+    for line in masked.split('\n') {
+        let t = line.trim();
+        if let Some(name) = t.strip_prefix("**").and_then(|t| t.strip_suffix("**")) {
+            if let Some(section) = Section::from_summary(name) {
+                headers.push((offset, section));
+            }
+        }
+        offset += line.len() + 1;
+    }
+    if headers.is_empty() {
+        return Vec::new();
+    }
+    blocks
+        .iter()
+        .filter(|b| b.depth == 0)
+        .filter_map(|block| {
+            let (_, section) = headers
+                .iter()
+                .rev()
+                .find(|(at, _)| *at < block.outer.start)?;
+            let (file, range) = item_location(&block.summary)?;
+            let items = group_items(text, block)
+                .into_iter()
+                .map(|item| GroupItem {
+                    file: file.clone(),
+                    range: item.range.or(Some(range)),
+                    markdown: item.markdown,
+                })
+                .collect();
+            Some((*section, items))
+        })
+        .collect()
+}
+
+/// The location that ends an item summary: `… · path:295-299` (or `path:12`).
+fn item_location(summary: &str) -> Option<(String, (u32, u32))> {
+    let last = summary.rsplit('·').next()?.trim();
+    let (path, lines) = last.rsplit_once(':')?;
+    let (start, end) = match lines.split_once('-') {
+        Some((s, e)) => (s.trim().parse().ok()?, e.trim().parse().ok()?),
+        None => {
+            let line: u32 = lines.trim().parse().ok()?;
+            (line, line)
+        }
+    };
+    let path = path.trim();
+    (!path.is_empty() && !path.contains(' '))
+        .then(|| (path.to_owned(), (start.min(end), start.max(end))))
 }
 
 /// `path (N)` or the overflow form `path-32-68 (N)`: the path and an optional range.

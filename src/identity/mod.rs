@@ -1,0 +1,269 @@
+//! Identity across runs (CONTRACT section 8, docs/identity.md), a pure stage after
+//! synthesis: a fingerprint per finding that survives pushes, the state block our sticky
+//! comment carries from run to run, `/consensus ack` commands, and what changed since the
+//! last run. No I/O and no clock: the edge reads our comment, looks up the commenters'
+//! permissions and passes today's date in.
+
+pub mod commands;
+pub mod fingerprint;
+pub mod state;
+mod track;
+
+use std::collections::BTreeMap;
+
+use chrono::NaiveDate;
+use serde::{Deserialize, Serialize};
+
+pub use commands::{read_commands, Command, Verb};
+pub use state::State;
+pub use track::track;
+
+/// Permission lookups one run makes at most; further commenters wait for a later run.
+pub const MAX_PERMISSION_LOOKUPS: usize = 20;
+
+/// A finding's standing across runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FindingState {
+    /// First seen at this head commit.
+    New,
+    /// Seen at an earlier head commit, still reported.
+    Open,
+    /// A person acknowledged it: it does not fail the gate.
+    Acknowledged,
+}
+
+/// An acknowledgement in force: who, why, until when, and where it was said.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Ack {
+    pub by: String,
+    pub reason: String,
+    /// Last day it holds (YYYY-MM-DD), if limited.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub until: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub comment_url: Option<String>,
+    #[serde(default)]
+    pub comment_id: u64,
+}
+
+/// What the identity stage says about one finding (flattened into its report entry).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FindingIdentity {
+    pub fingerprint: String,
+    pub state: FindingState,
+    /// First seen at this head commit (also when acknowledged since).
+    pub new: bool,
+    /// The head commit (10 hex) at which it was first seen.
+    pub first_seen: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub acknowledged: Option<Ack>,
+    /// Fingerprints of earlier findings that merged into this one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub aliases: Vec<String>,
+}
+
+impl FindingIdentity {
+    pub fn is_acknowledged(&self) -> bool {
+        self.state == FindingState::Acknowledged
+    }
+}
+
+/// A finding of an earlier run that is not reported now: resolved, or awaiting re-review.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Tracked {
+    pub fingerprint: String,
+    pub title: String,
+    pub file: String,
+    pub bots: Vec<String>,
+    /// Why it is resolved, or whose re-review it awaits.
+    pub why: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub acknowledged: Option<Ack>,
+}
+
+/// A command that was not followed, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Refusal {
+    pub by: String,
+    pub command: String,
+    pub why: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub comment_url: Option<String>,
+}
+
+/// An acknowledgement whose `until` day has passed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Lapsed {
+    pub fingerprint: String,
+    pub ack: Ack,
+}
+
+/// The run-level result of the identity stage.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct RunIdentity {
+    /// No state was carried in: everything is new.
+    pub first_run: bool,
+    /// The head commit (10 hex) judged before this one, when known: "since the last run".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<String>,
+    /// Findings resolved at this head commit.
+    #[serde(default)]
+    pub resolved: Vec<Tracked>,
+    /// Findings no longer reported whose bots have not all re-reviewed: still open.
+    #[serde(default)]
+    pub awaiting: Vec<Tracked>,
+    #[serde(default)]
+    pub refused: Vec<Refusal>,
+    #[serde(default)]
+    pub lapsed: Vec<Lapsed>,
+    /// About the state itself (a block that could not be read, ...).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+    /// What this run leaves for the next (the block at the end of the comment).
+    #[serde(default)]
+    pub state: State,
+}
+
+/// A commenter's permission on the repository, as the edge found it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Access {
+    /// `write`, `maintain` or `admin`: may acknowledge.
+    Granted { role: String },
+    /// Any other role (`read`, `triage`, not a collaborator).
+    Denied { role: String },
+    /// The lookup failed (why).
+    Unknown(String),
+}
+
+/// The state our own sticky comment carried in, or why none could be read.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Prior {
+    pub state: Option<State>,
+    pub note: Option<String>,
+}
+
+impl Prior {
+    /// From our own comment's body (never anyone else's: the edge decides which is ours).
+    /// A block that cannot be read is a note, and the run goes on as a first run.
+    pub fn read(our_body: Option<&str>) -> Prior {
+        match our_body.map(state::decode) {
+            None | Some(Ok(None)) => Prior::default(),
+            Some(Ok(Some(state))) => Prior {
+                state: Some(state),
+                note: None,
+            },
+            Some(Err(why)) => Prior {
+                state: None,
+                note: Some(format!(
+                    "the state block of our comment could not be read ({why}); this run starts \
+                     afresh, as a first run"
+                )),
+            },
+        }
+    }
+
+    /// Whether the cache holds a usable answer for `login` (lowercase): checked today, or
+    /// any age offline (it is all there is to know).
+    fn cached(&self, login: &str, today: Option<NaiveDate>, offline: bool) -> Option<Access> {
+        let record = self.state.as_ref()?.perms.get(login)?;
+        let fresh = today.is_some_and(|d| record.on == d.format("%Y-%m-%d").to_string());
+        (fresh || offline).then(|| {
+            let role = record.role.clone();
+            if record.ok {
+                Access::Granted { role }
+            } else {
+                Access::Denied { role }
+            }
+        })
+    }
+}
+
+/// What the edge gives the identity stage.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct IdentityInput {
+    pub prior: Prior,
+    /// Permissions looked up this run, by lowercase login.
+    pub permissions: BTreeMap<String, Access>,
+    /// Today (UTC): an acknowledgement `until` an earlier day has lapsed. `None`: unknown,
+    /// so every limited acknowledgement counts as lapsed.
+    pub today: Option<NaiveDate>,
+    /// No GitHub to ask (`render`): permissions come from the state's cache only.
+    pub offline: bool,
+}
+
+/// The commenters whose permission this run must look up: authors of well-formed commands
+/// (not bots), without a fresh answer in the cache, at most [`MAX_PERMISSION_LOOKUPS`], in
+/// the order they first commented. Lowercase.
+pub fn logins_to_check(
+    commands: &[Command],
+    prior: &Prior,
+    today: Option<NaiveDate>,
+) -> Vec<String> {
+    let mut logins: Vec<String> = Vec::new();
+    for command in commands {
+        let login = command.author.trim().to_lowercase();
+        if command.author_is_bot || login.is_empty() || !command.is_well_formed() {
+            continue;
+        }
+        if prior.cached(&login, today, false).is_some() || logins.contains(&login) {
+            continue;
+        }
+        logins.push(login);
+    }
+    logins.truncate(MAX_PERMISSION_LOOKUPS);
+    logins
+}
+
+/// Whether GitHub's answer (`permission`, `role_name`) lets a user acknowledge. GitHub maps
+/// `maintain` to `write` in `permission`; `role_name` has the role itself, custom ones too.
+pub fn access_from_permission(permission: &str, role_name: &str) -> Access {
+    let role = if role_name.trim().is_empty() {
+        permission.trim()
+    } else {
+        role_name.trim()
+    }
+    .to_lowercase();
+    let grants = |r: &str| matches!(r, "admin" | "maintain" | "write");
+    if grants(&permission.trim().to_lowercase()) || grants(&role) {
+        Access::Granted { role }
+    } else {
+        Access::Denied { role }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn githubs_permission_answer_decides() {
+        assert!(
+            matches!(access_from_permission("write", "maintain"), Access::Granted { role } if role == "maintain")
+        );
+        assert!(matches!(
+            access_from_permission("admin", "admin"),
+            Access::Granted { .. }
+        ));
+        assert!(matches!(
+            access_from_permission("write", "deployer"),
+            Access::Granted { .. }
+        ));
+        assert!(
+            matches!(access_from_permission("read", "triage"), Access::Denied { role } if role == "triage")
+        );
+        assert!(
+            matches!(access_from_permission("none", ""), Access::Denied { role } if role == "none")
+        );
+    }
+
+    #[test]
+    fn a_malformed_block_is_a_note_and_a_first_run() {
+        let prior = Prior::read(Some(
+            "<!-- review-bot-ack -->\n<!-- review-consensus-state {oops -->",
+        ));
+        assert!(prior.state.is_none());
+        assert!(prior.note.as_deref().unwrap().contains("first run"));
+        assert_eq!(Prior::read(None), Prior::default());
+    }
+}

@@ -1,0 +1,628 @@
+//! The identity stage proper: fingerprints against what the last run knew, what changed,
+//! which acknowledgements hold, and the state for the next run.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+
+use chrono::NaiveDate;
+
+use super::commands::{read_commands, Verb};
+use super::fingerprint::{self, MemberKeys, RECIPE_VERSION};
+use super::state::{
+    self, clip, AckRecord, Entry, PermRecord, State, FILE_CHARS, MAX_ALIASES, MAX_BOTS,
+    MAX_COMMENTS, MAX_KEYS, STATE_VERSION, TITLE_CHARS,
+};
+use super::{
+    Access, Ack, FindingIdentity, FindingState, IdentityInput, Lapsed, Refusal, RunIdentity,
+    Tracked, MAX_PERMISSION_LOOKUPS,
+};
+use crate::api::PrSnapshot;
+use crate::model::{Coverage, SourceStatus, SynthesizedFinding};
+
+/// Head commits are kept to this many hex digits.
+const HEAD_CHARS: usize = 10;
+
+/// Fingerprint every finding, classify what changed since the last run, apply the
+/// acknowledgements in the PR's comments, and return the state for the next run.
+pub fn track(
+    findings: &mut [SynthesizedFinding],
+    sources: &[SourceStatus],
+    snapshot: Option<&PrSnapshot>,
+    input: &IdentityInput,
+) -> RunIdentity {
+    let head: String = snapshot
+        .map(|s| s.head_sha().chars().take(HEAD_CHARS).collect())
+        .unwrap_or_default();
+    let mut notes: Vec<String> = input.prior.note.iter().cloned().collect();
+    let mut prior = input.prior.state.clone().unwrap_or_default();
+    if input.prior.state.is_some() && prior.recipe != RECIPE_VERSION {
+        notes.push(format!(
+            "the state block was written with fingerprint recipe {}; this release uses {}, so \
+             every finding is fingerprinted afresh",
+            prior.recipe, RECIPE_VERSION
+        ));
+        prior.seen.clear();
+        prior.acks.clear();
+    }
+
+    let keys: Vec<ClusterKeys> = findings.iter().map(ClusterKeys::of).collect();
+    let matched = assign(&keys, &prior);
+
+    // Each finding's identity, the alias map and the entries for the next state.
+    let mut seen: BTreeMap<String, Entry> = BTreeMap::new();
+    let mut alias_of: HashMap<String, String> = HashMap::new();
+    for (i, finding) in findings.iter_mut().enumerate() {
+        let fp = matched.fingerprints[i].clone();
+        let earlier = matched.claimed.get(&fp).and_then(|_| prior.seen.get(&fp));
+        let first = earlier
+            .map(|e| e.first.clone())
+            .or_else(|| matched.inherited[i].clone())
+            .unwrap_or_else(|| head.clone());
+        let mut aliases: Vec<String> = earlier.map(|e| e.aliases.clone()).unwrap_or_default();
+        for absorbed in matched.absorbed.iter().filter(|(_, into)| **into == i) {
+            aliases.push(absorbed.0.clone());
+            if let Some(e) = prior.seen.get(absorbed.0) {
+                aliases.extend(e.aliases.iter().cloned());
+            }
+        }
+        aliases.sort();
+        aliases.dedup();
+        aliases.truncate(MAX_ALIASES);
+        for alias in &aliases {
+            alias_of.insert(alias.clone(), fp.clone());
+        }
+        let new = first == head;
+        seen.insert(
+            fp.clone(),
+            entry_for(finding, &keys[i], earlier, &first, &aliases),
+        );
+        finding.identity = Some(FindingIdentity {
+            fingerprint: fp,
+            state: if new {
+                FindingState::New
+            } else {
+                FindingState::Open
+            },
+            new,
+            first_seen: first,
+            acknowledged: None,
+            aliases,
+        });
+    }
+
+    // Earlier findings not reported now: resolved, or still open awaiting a re-review.
+    let coverage: HashMap<&str, Coverage> = sources
+        .iter()
+        .map(|s| (s.bot.as_str(), s.coverage))
+        .collect();
+    let threads = ThreadState::of(snapshot);
+    let mut resolved = Vec::new();
+    let mut awaiting = Vec::new();
+    for (fp, entry) in &prior.seen {
+        if matched.claimed.contains_key(fp) || matched.absorbed.contains_key(fp) {
+            continue;
+        }
+        let mut entry = entry.clone();
+        if entry.is_open() {
+            // Bots no longer configured are not waited for; with none left it is forgotten.
+            let configured: Vec<&String> = entry
+                .bots
+                .iter()
+                .filter(|b| coverage.contains_key(b.as_str()))
+                .collect();
+            if configured.is_empty() && !entry.bots.is_empty() {
+                continue;
+            }
+            let pending: Vec<&String> = configured
+                .iter()
+                .copied()
+                .filter(|b| coverage.get(b.as_str()) != Some(&Coverage::Reviewed))
+                .collect();
+            if threads.all_resolved(&entry.comments) {
+                entry.resolved = head.clone();
+                if !entry.suppressed {
+                    resolved.push(tracked(
+                        fp,
+                        &entry,
+                        "its review thread was resolved".to_owned(),
+                    ));
+                }
+            } else if pending.is_empty() {
+                entry.resolved = head.clone();
+                if !entry.suppressed {
+                    let why = format!("no longer reported: {} re-reviewed", list(&configured));
+                    resolved.push(tracked(fp, &entry, why));
+                }
+            } else if !entry.suppressed {
+                let why = format!("awaiting a re-review by {}", list(&pending));
+                awaiting.push(tracked(fp, &entry, why));
+            }
+        } else if entry.resolved == head && !entry.suppressed {
+            // Resolved earlier at this same head: still news on this commit.
+            resolved.push(tracked(fp, &entry, "resolved at this commit".to_owned()));
+        }
+        seen.insert(fp.clone(), entry);
+    }
+
+    // Acknowledgements, recomputed from the comments every run.
+    let commands = snapshot.map_or_else(Vec::new, |s| read_commands(&s.issue_comments));
+    let known = |fp: &str| -> Option<String> {
+        if seen.contains_key(fp) {
+            return Some(fp.to_owned());
+        }
+        alias_of.get(fp).cloned().or_else(|| {
+            seen.iter()
+                .find(|(_, e)| e.aliases.iter().any(|a| a == fp))
+                .map(|(k, _)| k.clone())
+        })
+    };
+    let mut acks: BTreeMap<String, Ack> = BTreeMap::new();
+    let mut refused = Vec::new();
+    let mut perms: BTreeMap<String, PermRecord> = BTreeMap::new();
+    for command in &commands {
+        let refuse = |why: String| Refusal {
+            by: command.author.clone(),
+            command: command.line.clone(),
+            why,
+            comment_url: command.comment_url.clone(),
+        };
+        let verb = match (&command.verb, &command.fingerprint) {
+            (Err(why), _) => {
+                refused.push(refuse(why.clone()));
+                continue;
+            }
+            (Ok(verb), Some(fp)) => match known(fp) {
+                Some(target) => (verb, target),
+                None => {
+                    refused.push(refuse(format!(
+                        "no finding on this pull request has the fingerprint {fp}"
+                    )));
+                    continue;
+                }
+            },
+            (Ok(_), None) => continue, // parse_line never yields this
+        };
+        if command.author_is_bot {
+            refused.push(refuse(
+                "bot accounts cannot acknowledge findings".to_owned(),
+            ));
+            continue;
+        }
+        let login = command.author.trim().to_lowercase();
+        match access(&login, input, &mut perms) {
+            Ok(()) => {}
+            Err(why) => {
+                refused.push(refuse(why));
+                continue;
+            }
+        }
+        let (verb, target) = verb;
+        match verb {
+            Verb::Ack { reason, until } => {
+                acks.insert(
+                    target,
+                    Ack {
+                        by: command.author.clone(),
+                        reason: reason.clone(),
+                        until: until.map(|d| d.format("%Y-%m-%d").to_string()),
+                        comment_url: command.comment_url.clone(),
+                        comment_id: command.comment_id,
+                    },
+                );
+            }
+            Verb::Unack => {
+                if acks.remove(&target).is_none() {
+                    refused.push(refuse(format!(
+                        "{target} is not acknowledged: nothing to take back"
+                    )));
+                }
+            }
+        }
+    }
+    let mut lapsed = Vec::new();
+    acks.retain(|fp, ack| {
+        let holds = ack
+            .until
+            .as_deref()
+            .is_none_or(|until| still_holds(until, input.today));
+        if !holds {
+            lapsed.push(Lapsed {
+                fingerprint: fp.clone(),
+                ack: ack.clone(),
+            });
+        }
+        holds
+    });
+    for finding in findings.iter_mut() {
+        if let Some(identity) = finding.identity.as_mut() {
+            if let Some(ack) = acks.get(&identity.fingerprint) {
+                identity.state = FindingState::Acknowledged;
+                identity.acknowledged = Some(ack.clone());
+            }
+        }
+    }
+    for item in &mut awaiting {
+        item.acknowledged = acks.get(&item.fingerprint).cloned();
+    }
+
+    let current: BTreeSet<String> = matched.fingerprints.iter().cloned().collect();
+    let mut next = State {
+        v: STATE_VERSION,
+        recipe: RECIPE_VERSION,
+        prev: match input.prior.state.as_ref() {
+            Some(p) if p.head == head => p.prev.clone(),
+            Some(p) => p.head.clone(),
+            None => String::new(),
+        },
+        head,
+        seen,
+        acks: acks
+            .iter()
+            .map(|(fp, a)| {
+                let record = AckRecord {
+                    by: a.by.clone(),
+                    why: a.reason.clone(),
+                    until: a.until.clone(),
+                    id: a.comment_id,
+                };
+                (fp.clone(), record)
+            })
+            .collect(),
+        perms,
+    };
+    state::bound(&mut next, &current, state::MAX_CHARS);
+    RunIdentity {
+        first_run: input.prior.state.is_none(),
+        baseline: Some(next.prev.clone()).filter(|p| !p.is_empty()),
+        resolved,
+        awaiting,
+        refused,
+        lapsed,
+        notes,
+        state: next,
+    }
+}
+
+/// Whether `login` may acknowledge: this run's lookup, else the cache (fresh, or any age
+/// offline). Records what was used for the next state's cache.
+fn access(
+    login: &str,
+    input: &IdentityInput,
+    perms: &mut BTreeMap<String, PermRecord>,
+) -> Result<(), String> {
+    let today = input
+        .today
+        .map(|d| d.format("%Y-%m-%d").to_string())
+        .unwrap_or_default();
+    let found = match input.permissions.get(login) {
+        Some(found) => {
+            if let Access::Granted { role } | Access::Denied { role } = found {
+                let ok = matches!(found, Access::Granted { .. });
+                perms.insert(
+                    login.to_owned(),
+                    PermRecord {
+                        role: role.clone(),
+                        ok,
+                        on: today,
+                    },
+                );
+            }
+            found.clone()
+        }
+        None => match input.prior.cached(login, input.today, input.offline) {
+            Some(found) => {
+                if let Some(record) = input.prior.state.as_ref().and_then(|s| s.perms.get(login)) {
+                    perms.insert(login.to_owned(), record.clone());
+                }
+                found
+            }
+            None if input.offline => {
+                return Err(format!(
+                    "permission unknown offline: the state block has no record of {login} \
+                     (the action checks it on GitHub)"
+                ))
+            }
+            None => {
+                return Err(format!(
+                    "permission not checked yet (a run checks at most \
+                     {MAX_PERMISSION_LOOKUPS} commenters); a later run will"
+                ))
+            }
+        },
+    };
+    match found {
+        Access::Granted { .. } => Ok(()),
+        Access::Denied { role } => Err(format!(
+            "{login} has {role} permission; acknowledging needs write, maintain or admin"
+        )),
+        Access::Unknown(why) => Err(format!("permission could not be checked: {why}")),
+    }
+}
+
+/// An ack `until` a day holds through that day (UTC); with no date known it has lapsed.
+fn still_holds(until: &str, today: Option<NaiveDate>) -> bool {
+    match (super::commands::parse_date(until), today) {
+        (Some(until), Some(today)) => today <= until,
+        _ => false,
+    }
+}
+
+fn list<S: AsRef<str>>(items: &[S]) -> String {
+    items
+        .iter()
+        .map(AsRef::as_ref)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn tracked(fp: &str, entry: &Entry, why: String) -> Tracked {
+    Tracked {
+        fingerprint: fp.to_owned(),
+        title: entry.title.clone(),
+        file: entry.file.clone(),
+        bots: entry.bots.clone(),
+        why,
+        acknowledged: None,
+    }
+}
+
+fn entry_for(
+    finding: &SynthesizedFinding,
+    keys: &ClusterKeys,
+    earlier: Option<&Entry>,
+    first: &str,
+    aliases: &[String],
+) -> Entry {
+    let c = &finding.consensus;
+    // This run's keys first; earlier ones after, as long as there is room.
+    let mut all: Vec<String> = keys.all().cloned().collect();
+    for key in earlier.into_iter().flat_map(|e| e.keys.iter()) {
+        if !all.contains(key) {
+            all.push(key.clone());
+        }
+    }
+    all.truncate(MAX_KEYS);
+    let mut bots = c.detected_by.clone();
+    bots.truncate(MAX_BOTS);
+    let mut comments: Vec<u64> = c
+        .members
+        .iter()
+        .filter_map(|m| m.provenance.comment_id)
+        .collect();
+    comments.sort_unstable();
+    comments.dedup();
+    comments.truncate(MAX_COMMENTS);
+    Entry {
+        keys: all,
+        bots,
+        first: first.to_owned(),
+        resolved: String::new(),
+        title: clip(&c.title, TITLE_CHARS),
+        file: clip(&c.file, FILE_CHARS),
+        comments,
+        aliases: aliases.to_vec(),
+        suppressed: finding.suppressed,
+    }
+}
+
+/// A cluster's keys: the stable ones, the content ones, and the one it would be minted from.
+struct ClusterKeys {
+    stable: Vec<String>,
+    content: Vec<String>,
+    primary: String,
+}
+
+impl ClusterKeys {
+    fn of(finding: &SynthesizedFinding) -> ClusterKeys {
+        let members: Vec<(MemberKeys, Option<u64>)> = finding
+            .consensus
+            .members
+            .iter()
+            .map(|m| (MemberKeys::of(m), m.provenance.comment_id))
+            .collect();
+        // Minted from the member with a stable id, else the one posted first, so that a bot
+        // joining later does not change it.
+        let primary = members
+            .iter()
+            .min_by(|(a, ac), (b, bc)| {
+                (a.stable.is_none(), ac.unwrap_or(u64::MAX), a.primary()).cmp(&(
+                    b.stable.is_none(),
+                    bc.unwrap_or(u64::MAX),
+                    b.primary(),
+                ))
+            })
+            .map(|(k, _)| k.primary().to_owned())
+            .unwrap_or_else(|| fingerprint::key(&["empty", &finding.consensus.title]));
+        let mut stable: Vec<String> = members
+            .iter()
+            .filter_map(|(k, _)| k.stable.clone())
+            .collect();
+        let mut content: Vec<String> = members.iter().map(|(k, _)| k.content.clone()).collect();
+        stable.sort();
+        stable.dedup();
+        content.sort();
+        content.dedup();
+        ClusterKeys {
+            stable,
+            content,
+            primary,
+        }
+    }
+
+    fn all(&self) -> impl Iterator<Item = &String> {
+        self.stable.iter().chain(self.content.iter())
+    }
+}
+
+/// How the clusters of this run map onto the fingerprints of the last.
+struct Matched {
+    fingerprints: Vec<String>,
+    /// Earlier fingerprints taken over, by the cluster that took each.
+    claimed: HashMap<String, usize>,
+    /// Earlier fingerprints whose keys now sit in a cluster that kept another fingerprint
+    /// (two findings merged), by that cluster.
+    absorbed: HashMap<String, usize>,
+    /// For a cluster that matched an earlier finding already taken (a split): that
+    /// finding's first sighting.
+    inherited: Vec<Option<String>>,
+}
+
+/// Stable keys first, then content keys: each cluster takes over the earlier fingerprint
+/// its keys match best (more keys in common, open before resolved, then fingerprint order);
+/// an earlier fingerprint goes to one cluster only. The rest are minted from their primary
+/// key, with a counter when two would collide.
+fn assign(keys: &[ClusterKeys], prior: &State) -> Matched {
+    let mut index: HashMap<&str, Vec<&str>> = HashMap::new();
+    for (fp, entry) in &prior.seen {
+        for key in &entry.keys {
+            index.entry(key.as_str()).or_default().push(fp.as_str());
+        }
+    }
+    let n = keys.len();
+    let mut fingerprints: Vec<Option<String>> = vec![None; n];
+    let mut claimed: HashMap<String, usize> = HashMap::new();
+    let mut inherited: Vec<Option<String>> = vec![None; n];
+    let candidates = |cluster_keys: &[String]| -> Vec<String> {
+        let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+        for key in cluster_keys {
+            for fp in index.get(key.as_str()).into_iter().flatten() {
+                *counts.entry(fp).or_default() += 1;
+            }
+        }
+        let mut ranked: Vec<(&str, usize)> = counts.into_iter().collect();
+        ranked.sort_by_key(|(fp, count)| {
+            let open = prior.seen.get(*fp).is_some_and(Entry::is_open);
+            (std::cmp::Reverse(*count), !open, *fp)
+        });
+        ranked.into_iter().map(|(fp, _)| fp.to_owned()).collect()
+    };
+    for pass in [Pass::Stable, Pass::Content] {
+        for (i, cluster) in keys.iter().enumerate() {
+            if fingerprints[i].is_some() {
+                continue;
+            }
+            let ranked = candidates(match pass {
+                Pass::Stable => &cluster.stable,
+                Pass::Content => &cluster.content,
+            });
+            match ranked.iter().find(|fp| !claimed.contains_key(*fp)) {
+                Some(fp) => {
+                    claimed.insert(fp.clone(), i);
+                    fingerprints[i] = Some(fp.clone());
+                }
+                None => {
+                    if inherited[i].is_none() {
+                        inherited[i] = ranked
+                            .first()
+                            .and_then(|fp| prior.seen.get(fp))
+                            .map(|e| e.first.clone());
+                    }
+                }
+            }
+        }
+    }
+    let mut used: HashSet<String> = claimed.keys().cloned().collect();
+    for (i, cluster) in keys.iter().enumerate() {
+        if fingerprints[i].is_some() {
+            continue;
+        }
+        let mut fp = fingerprint::from_key(&cluster.primary);
+        let mut counter = 2u32;
+        while used.contains(&fp) {
+            fp = fingerprint::from_key(&fingerprint::key(&[
+                "again",
+                &cluster.primary,
+                &counter.to_string(),
+            ]));
+            counter += 1;
+        }
+        if prior.seen.contains_key(&fp) {
+            // Its keys were trimmed from the state, or a 40-bit collision: the same name.
+            claimed.insert(fp.clone(), i);
+        }
+        used.insert(fp.clone());
+        fingerprints[i] = Some(fp);
+    }
+    let mut cluster_of: HashMap<&str, usize> = HashMap::new();
+    for (i, cluster) in keys.iter().enumerate() {
+        for key in cluster.all() {
+            cluster_of.entry(key.as_str()).or_insert(i);
+        }
+    }
+    // An earlier finding merged into a cluster when one of its keys, which the cluster's
+    // own earlier finding did not have, is now in the cluster. (A duplicate with the same
+    // keys as the one kept has not merged: it is gone.)
+    let kept_keys = |i: usize| -> HashSet<&str> {
+        claimed
+            .iter()
+            .filter(|(_, c)| **c == i)
+            .filter_map(|(fp, _)| prior.seen.get(fp))
+            .flat_map(|e| e.keys.iter().map(String::as_str))
+            .collect()
+    };
+    let mut absorbed = HashMap::new();
+    for (fp, entry) in &prior.seen {
+        if claimed.contains_key(fp) {
+            continue;
+        }
+        let merged_into = entry
+            .keys
+            .iter()
+            .filter_map(|k| cluster_of.get(k.as_str()).map(|i| (*i, k.as_str())))
+            .filter(|(i, k)| !kept_keys(*i).contains(k))
+            .map(|(i, _)| i)
+            .min();
+        if let Some(i) = merged_into {
+            absorbed.insert(fp.clone(), i);
+        }
+    }
+    Matched {
+        fingerprints: fingerprints
+            .into_iter()
+            .map(Option::unwrap_or_default)
+            .collect(),
+        claimed,
+        absorbed,
+        inherited,
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Pass {
+    Stable,
+    Content,
+}
+
+/// Which review comments sit in resolved threads (GraphQL's `isResolved`).
+struct ThreadState {
+    resolved: HashSet<u64>,
+    known: HashSet<u64>,
+}
+
+impl ThreadState {
+    fn of(snapshot: Option<&PrSnapshot>) -> ThreadState {
+        let mut resolved = HashSet::new();
+        let mut known = HashSet::new();
+        for thread in snapshot
+            .and_then(|s| s.review_threads.as_ref())
+            .into_iter()
+            .flatten()
+        {
+            for id in thread.comments.nodes.iter().filter_map(|c| c.database_id) {
+                known.insert(id);
+                if thread.is_resolved {
+                    resolved.insert(id);
+                }
+            }
+        }
+        ThreadState { resolved, known }
+    }
+
+    /// Some of `comments` are in threads, and every one of those is resolved.
+    fn all_resolved(&self, comments: &[u64]) -> bool {
+        let in_threads: Vec<&u64> = comments.iter().filter(|c| self.known.contains(c)).collect();
+        !in_threads.is_empty() && in_threads.iter().all(|c| self.resolved.contains(c))
+    }
+}
+
+#[cfg(test)]
+mod tests;

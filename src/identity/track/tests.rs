@@ -1,0 +1,737 @@
+use super::*;
+use crate::api::{IssueComment, PullRequest, ReviewThread, ThreadComment, ThreadComments, User};
+use crate::consensus::{compute_consensus, ConsensusOptions};
+use crate::identity::Prior;
+use crate::model::{NormalizedFinding, Severity, SourceState};
+use crate::synthesis::{synthesize, SynthesisOptions};
+
+const HEAD_A: &str = "aaaaaaaaaa11111111112222222222333333333344";
+const HEAD_B: &str = "bbbbbbbbbb11111111112222222222333333333344";
+
+fn member(bot: &str, comment: u64, line: u32, title: &str) -> NormalizedFinding {
+    let mut f = NormalizedFinding::new(bot, comment.to_string(), Severity::High, "security", title)
+        .at("app/db/queries.py", Some(line));
+    f.provenance.comment_id = Some(comment);
+    f.detail = "The value reaches the query unchecked.".into();
+    f
+}
+
+fn synthesized(members: &[NormalizedFinding], bots_ran: usize) -> Vec<SynthesizedFinding> {
+    let options = ConsensusOptions {
+        bots_ran: Some(bots_ran),
+        ..ConsensusOptions::default()
+    };
+    synthesize(
+        compute_consensus(members, &options),
+        &SynthesisOptions::default(),
+    )
+}
+
+fn sources(reviewed: &[&str], stale: &[&str]) -> Vec<SourceStatus> {
+    let status = |bot: &&str, coverage| SourceStatus {
+        bot: (*bot).to_owned(),
+        status: SourceState::Ok,
+        coverage,
+        coverage_signal: String::new(),
+        findings: 0,
+        skipped: 0,
+        notes: Vec::new(),
+    };
+    reviewed
+        .iter()
+        .map(|b| status(b, Coverage::Reviewed))
+        .chain(stale.iter().map(|b| status(b, Coverage::Stale)))
+        .collect()
+}
+
+fn snapshot(head: &str, comments: Vec<IssueComment>) -> PrSnapshot {
+    let mut pull = PullRequest::default();
+    pull.head.sha = head.to_owned();
+    PrSnapshot {
+        repository: "acme/app".into(),
+        pull,
+        issue_comments: comments,
+        ..PrSnapshot::default()
+    }
+}
+
+fn said(id: u64, login: &str, kind: &str, body: &str) -> IssueComment {
+    IssueComment {
+        id,
+        user: Some(User {
+            login: login.into(),
+            id,
+            kind: kind.into(),
+        }),
+        body: Some(body.into()),
+        html_url: Some(format!(
+            "https://github.com/acme/app/pull/1#issuecomment-{id}"
+        )),
+        ..IssueComment::default()
+    }
+}
+
+fn today() -> Option<NaiveDate> {
+    NaiveDate::from_ymd_opt(2026, 3, 10)
+}
+
+fn input(prior: Option<&State>) -> IdentityInput {
+    IdentityInput {
+        prior: Prior {
+            state: prior.cloned(),
+            note: None,
+        },
+        today: today(),
+        ..IdentityInput::default()
+    }
+}
+
+fn granted(mut input: IdentityInput, login: &str, role: &str) -> IdentityInput {
+    input
+        .permissions
+        .insert(login.into(), Access::Granted { role: role.into() });
+    input
+}
+
+fn fps(findings: &[SynthesizedFinding]) -> Vec<String> {
+    findings
+        .iter()
+        .map(|f| f.fingerprint().unwrap().to_owned())
+        .collect()
+}
+
+struct Run {
+    findings: Vec<SynthesizedFinding>,
+    identity: RunIdentity,
+}
+
+fn run(
+    members: &[NormalizedFinding],
+    sources: &[SourceStatus],
+    snap: &PrSnapshot,
+    input: &IdentityInput,
+) -> Run {
+    let mut findings = synthesized(members, sources.len().max(1));
+    let identity = track(&mut findings, sources, Some(snap), input);
+    Run { findings, identity }
+}
+
+#[test]
+fn a_first_run_names_everything_new_from_its_members_keys() {
+    let members = [member(
+        "coderabbit",
+        10,
+        39,
+        "SQL injection in the order lookup",
+    )];
+    let first = run(
+        &members,
+        &sources(&["coderabbit"], &[]),
+        &snapshot(HEAD_A, vec![]),
+        &input(None),
+    );
+    let f = &first.findings[0];
+    let identity = f.identity.as_ref().unwrap();
+    assert_eq!(identity.state, FindingState::New);
+    assert!(identity.new && identity.first_seen == "aaaaaaaaaa");
+    let key = MemberKeys::of(&members[0]).content;
+    assert_eq!(identity.fingerprint, format!("rc-{key}"));
+    assert!(first.identity.first_run && first.identity.baseline.is_none());
+    let entry = &first.identity.state.seen[&identity.fingerprint];
+    assert_eq!(entry.keys, vec![key]);
+    assert_eq!(
+        (entry.first.as_str(), entry.comments.as_slice()),
+        ("aaaaaaaaaa", &[10][..])
+    );
+    assert_eq!(first.identity.state.head, "aaaaaaaaaa");
+}
+
+#[test]
+fn a_push_that_moves_lines_keeps_fingerprints_and_is_not_news() {
+    let before = [
+        member("coderabbit", 10, 39, "SQL injection in the order lookup"),
+        member(
+            "sourcery",
+            11,
+            41,
+            "SQL injection in the order lookup query",
+        ),
+        member("coderabbit", 12, 120, "Token is logged in plain text"),
+    ];
+    let both = sources(&["coderabbit", "sourcery"], &[]);
+    let first = run(&before, &both, &snapshot(HEAD_A, vec![]), &input(None));
+    // The push moved everything down 30 lines; the bots re-posted with new comment ids.
+    let after: Vec<NormalizedFinding> = before
+        .iter()
+        .map(|m| {
+            let mut m = m.clone();
+            m.evidence.line = m.evidence.line.map(|l| l + 30);
+            m.provenance.comment_id = m.provenance.comment_id.map(|c| c + 100);
+            m
+        })
+        .collect();
+    let second = run(
+        &after,
+        &both,
+        &snapshot(HEAD_B, vec![]),
+        &input(Some(&first.identity.state)),
+    );
+    let mut a = fps(&first.findings);
+    let mut b = fps(&second.findings);
+    a.sort();
+    b.sort();
+    assert_eq!(a, b);
+    assert!(second
+        .findings
+        .iter()
+        .all(|f| f.identity.as_ref().unwrap().state == FindingState::Open));
+    assert!(second.identity.resolved.is_empty() && second.identity.awaiting.is_empty());
+    assert_eq!(second.identity.baseline.as_deref(), Some("aaaaaaaaaa"));
+    assert!(!second.identity.first_run);
+}
+
+#[test]
+fn the_same_head_again_gives_the_same_answer_and_state() {
+    let members = [member(
+        "coderabbit",
+        10,
+        39,
+        "SQL injection in the order lookup",
+    )];
+    let src = sources(&["coderabbit"], &[]);
+    let snap = snapshot(HEAD_A, vec![]);
+    let first = run(&members, &src, &snap, &input(None));
+    let again = run(&members, &src, &snap, &input(Some(&first.identity.state)));
+    assert_eq!(first.findings, again.findings);
+    assert_eq!(first.identity.state, again.identity.state);
+    assert_eq!(
+        again.identity.baseline, None,
+        "still measured from before this head"
+    );
+}
+
+#[test]
+fn a_cluster_keeps_its_fingerprint_when_a_bot_joins_or_leaves() {
+    let alone = [member(
+        "coderabbit",
+        10,
+        39,
+        "SQL injection in the order lookup",
+    )];
+    let src = sources(&["coderabbit", "sourcery"], &[]);
+    let first = run(&alone, &src, &snapshot(HEAD_A, vec![]), &input(None));
+    let fp = fps(&first.findings)[0].clone();
+    // Sourcery joins (posting later, a larger id, a differently worded title).
+    let joined = [
+        alone[0].clone(),
+        member("sourcery", 5, 40, "Injectable SQL in order lookup"),
+    ];
+    let second = run(
+        &joined,
+        &src,
+        &snapshot(HEAD_B, vec![]),
+        &input(Some(&first.identity.state)),
+    );
+    assert_eq!(second.findings.len(), 1);
+    assert_eq!(fps(&second.findings), vec![fp.clone()]);
+    // CodeRabbit leaves; Sourcery's key is known now.
+    let left = [joined[1].clone()];
+    let third = run(
+        &left,
+        &src,
+        &snapshot(HEAD_B, vec![]),
+        &input(Some(&second.identity.state)),
+    );
+    assert_eq!(fps(&third.findings), vec![fp]);
+    assert_eq!(
+        third.findings[0].identity.as_ref().unwrap().first_seen,
+        "aaaaaaaaaa"
+    );
+}
+
+#[test]
+fn a_stable_id_survives_rewording() {
+    let mut m = member(
+        "cursor",
+        10,
+        39,
+        "Upgrade replaces provider-satisfied packages",
+    );
+    m.stable_id = Some("f5760c56-f895".into());
+    let src = sources(&["cursor"], &[]);
+    let first = run(&[m.clone()], &src, &snapshot(HEAD_A, vec![]), &input(None));
+    let mut reworded = m.clone();
+    reworded.title = "Upgrading drops packages a provider satisfies".into();
+    reworded.evidence.file = "src/system/packages/mod.rs".into();
+    let second = run(
+        &[reworded],
+        &src,
+        &snapshot(HEAD_B, vec![]),
+        &input(Some(&first.identity.state)),
+    );
+    assert_eq!(fps(&first.findings), fps(&second.findings));
+    assert_eq!(
+        fps(&first.findings)[0],
+        format!("rc-{}", MemberKeys::of(&m).stable.unwrap())
+    );
+}
+
+#[test]
+fn gone_is_resolved_only_once_every_bot_re_reviewed() {
+    let members = [
+        member("coderabbit", 10, 39, "SQL injection in the order lookup"),
+        member(
+            "sourcery",
+            11,
+            40,
+            "SQL injection in the order lookup query",
+        ),
+    ];
+    let both = sources(&["coderabbit", "sourcery"], &[]);
+    let first = run(&members, &both, &snapshot(HEAD_A, vec![]), &input(None));
+    let fp = fps(&first.findings)[0].clone();
+    let prior = input(Some(&first.identity.state));
+
+    // Both comments went outdated after a push; Sourcery has not reviewed the new head.
+    let pending = run(
+        &[],
+        &sources(&["coderabbit"], &["sourcery"]),
+        &snapshot(HEAD_B, vec![]),
+        &prior,
+    );
+    assert!(pending.identity.resolved.is_empty());
+    assert_eq!(pending.identity.awaiting.len(), 1);
+    assert_eq!(pending.identity.awaiting[0].fingerprint, fp);
+    assert!(pending.identity.awaiting[0].why.contains("sourcery"));
+    assert!(pending.identity.state.seen[&fp].is_open());
+
+    // Both re-reviewed and neither reports it: resolved, and listed again on a re-run.
+    let fixed = run(&[], &both, &snapshot(HEAD_B, vec![]), &prior);
+    assert_eq!(fixed.identity.resolved.len(), 1);
+    assert_eq!(fixed.identity.resolved[0].fingerprint, fp);
+    assert_eq!(fixed.identity.state.seen[&fp].resolved, "bbbbbbbbbb");
+    let rerun = run(
+        &[],
+        &both,
+        &snapshot(HEAD_B, vec![]),
+        &input(Some(&fixed.identity.state)),
+    );
+    assert_eq!(rerun.identity.resolved.len(), 1);
+    let later = run(
+        &[],
+        &both,
+        &snapshot(HEAD_A.replace('a', "c").as_str(), vec![]),
+        &input(Some(&rerun.identity.state)),
+    );
+    assert!(
+        later.identity.resolved.is_empty(),
+        "old news on the next commit"
+    );
+
+    // It comes back: not new, it was seen before.
+    let back = run(
+        &members,
+        &both,
+        &snapshot(HEAD_B, vec![]),
+        &input(Some(&fixed.identity.state)),
+    );
+    assert_eq!(fps(&back.findings), vec![fp.clone()]);
+    assert_eq!(
+        back.findings[0].identity.as_ref().unwrap().state,
+        FindingState::Open
+    );
+    assert!(back.identity.state.seen[&fp].is_open());
+}
+
+#[test]
+fn a_bot_no_longer_configured_is_not_waited_for() {
+    let members = [
+        member("coderabbit", 10, 39, "SQL injection in the order lookup"),
+        member(
+            "sourcery",
+            11,
+            40,
+            "SQL injection in the order lookup query",
+        ),
+    ];
+    let both = sources(&["coderabbit", "sourcery"], &[]);
+    let first = run(&members, &both, &snapshot(HEAD_A, vec![]), &input(None));
+    let fp = fps(&first.findings)[0].clone();
+    let prior = input(Some(&first.identity.state));
+    // Sourcery was removed from `bots`; CodeRabbit re-reviewed: resolved, by CodeRabbit.
+    let out = run(
+        &[],
+        &sources(&["coderabbit"], &[]),
+        &snapshot(HEAD_B, vec![]),
+        &prior,
+    );
+    assert_eq!(out.identity.resolved.len(), 1);
+    assert_eq!(
+        out.identity.resolved[0].why,
+        "no longer reported: coderabbit re-reviewed"
+    );
+    // Neither is configured any more: forgotten, neither resolved nor awaiting.
+    let gone = run(
+        &[],
+        &sources(&["copilot"], &[]),
+        &snapshot(HEAD_B, vec![]),
+        &prior,
+    );
+    assert!(gone.identity.resolved.is_empty() && gone.identity.awaiting.is_empty());
+    assert!(!gone.identity.state.seen.contains_key(&fp));
+}
+
+#[test]
+fn a_resolved_thread_resolves_without_a_re_review() {
+    let members = [member(
+        "coderabbit",
+        10,
+        39,
+        "SQL injection in the order lookup",
+    )];
+    let first = run(
+        &members,
+        &sources(&["coderabbit"], &[]),
+        &snapshot(HEAD_A, vec![]),
+        &input(None),
+    );
+    let mut snap = snapshot(HEAD_B, vec![]);
+    snap.review_threads = Some(vec![ReviewThread {
+        is_resolved: true,
+        comments: ThreadComments {
+            nodes: vec![ThreadComment {
+                database_id: Some(10),
+            }],
+        },
+        ..ReviewThread::default()
+    }]);
+    let out = run(
+        &[],
+        &sources(&[], &["coderabbit"]),
+        &snap,
+        &input(Some(&first.identity.state)),
+    );
+    assert_eq!(out.identity.resolved.len(), 1);
+    assert!(out.identity.resolved[0].why.contains("thread"));
+}
+
+#[test]
+fn identical_duplicates_get_distinct_stable_fingerprints() {
+    let members = [
+        member("coderabbit", 10, 10, "Add a null check"),
+        member("coderabbit", 11, 200, "Add a null check"),
+    ];
+    let src = sources(&["coderabbit"], &[]);
+    let first = run(&members, &src, &snapshot(HEAD_A, vec![]), &input(None));
+    let names = fps(&first.findings);
+    assert_eq!(names.len(), 2);
+    assert_ne!(names[0], names[1]);
+    let second = run(
+        &members,
+        &src,
+        &snapshot(HEAD_B, vec![]),
+        &input(Some(&first.identity.state)),
+    );
+    let mut again = fps(&second.findings);
+    let mut names = names;
+    again.sort();
+    names.sort();
+    assert_eq!(names, again);
+    // One of them is fixed: the other keeps a name, one is resolved (not merged away).
+    let one = run(
+        &members[..1],
+        &src,
+        &snapshot(HEAD_B, vec![]),
+        &input(Some(&second.identity.state)),
+    );
+    assert_eq!(one.identity.resolved.len(), 1);
+    assert!(one.findings[0]
+        .identity
+        .as_ref()
+        .unwrap()
+        .aliases
+        .is_empty());
+}
+
+#[test]
+fn two_findings_that_merge_keep_one_name_and_the_other_as_an_alias() {
+    let apart = [
+        member("coderabbit", 10, 10, "SQL injection in the order lookup"),
+        member("sourcery", 11, 90, "Query built from user input"),
+    ];
+    let src = sources(&["coderabbit", "sourcery"], &[]);
+    let first = run(&apart, &src, &snapshot(HEAD_A, vec![]), &input(None));
+    assert_eq!(first.findings.len(), 2);
+    let names = fps(&first.findings);
+    // After a push both bots point at the same lines: one cluster. An ack said for the
+    // name that is not kept still holds.
+    let mut together = apart.clone();
+    together[1].evidence.line = Some(11);
+    let mut comments = Vec::new();
+    for (i, fp) in names.iter().enumerate() {
+        comments.push(said(
+            100 + i as u64,
+            "alice",
+            "User",
+            &format!("/consensus ack {fp} the router validates this value"),
+        ));
+    }
+    let inp = granted(input(Some(&first.identity.state)), "alice", "write");
+    let second = run(
+        &together,
+        &src,
+        &snapshot(HEAD_B, comments[1..].to_vec()),
+        &inp,
+    );
+    assert_eq!(second.findings.len(), 1, "{:?}", second.findings);
+    let kept = second.findings[0].identity.as_ref().unwrap();
+    assert!(names.contains(&kept.fingerprint));
+    let other: Vec<String> = names
+        .iter()
+        .filter(|n| **n != kept.fingerprint)
+        .cloned()
+        .collect();
+    assert_eq!(kept.aliases, other);
+    assert!(second.identity.resolved.is_empty() && second.identity.awaiting.is_empty());
+    // The ack named `names[1]`, kept or merged away: it holds either way.
+    assert!(second.findings[0].is_acknowledged());
+    assert!(
+        second.identity.refused.is_empty(),
+        "{:?}",
+        second.identity.refused
+    );
+}
+
+#[test]
+fn acknowledgements_need_write_access_a_reason_and_a_date_to_come() {
+    let members = [
+        member("coderabbit", 10, 39, "SQL injection in the order lookup"),
+        member("coderabbit", 12, 120, "Token is logged in plain text"),
+    ];
+    let src = sources(&["coderabbit"], &[]);
+    let first = run(&members, &src, &snapshot(HEAD_A, vec![]), &input(None));
+    let names = fps(&first.findings);
+    let (sql, token) = (names[0].clone(), names[1].clone());
+    let comments = vec![
+        said(
+            100,
+            "alice",
+            "User",
+            &format!("/consensus ack {sql} the value is validated by the router"),
+        ),
+        said(
+            101,
+            "reader",
+            "User",
+            &format!("/consensus ack {token} we log it only in debug builds"),
+        ),
+        said(
+            102,
+            "alice",
+            "User",
+            &format!("/consensus ack {token} false positive"),
+        ),
+        said(
+            103,
+            "renovate[bot]",
+            "Bot",
+            &format!("/consensus ack {token} automated acknowledgement text"),
+        ),
+        said(
+            104,
+            "alice",
+            "User",
+            "/consensus ack rc-zzzzzzzz this fingerprint names nothing here",
+        ),
+        said(
+            105,
+            "alice",
+            "User",
+            &format!("/consensus ack {token} debug logging only, removed in v2 until 2026-03-01"),
+        ),
+    ];
+    let mut inp = granted(input(Some(&first.identity.state)), "alice", "maintain");
+    inp.permissions.insert(
+        "reader".into(),
+        Access::Denied {
+            role: "read".into(),
+        },
+    );
+    let out = run(&members, &src, &snapshot(HEAD_A, comments), &inp);
+
+    let by_fp = |fp: &str| {
+        out.findings
+            .iter()
+            .find(|f| f.fingerprint() == Some(fp))
+            .unwrap()
+    };
+    let sql_id = by_fp(&sql).identity.as_ref().unwrap();
+    assert_eq!(sql_id.state, FindingState::Acknowledged);
+    let ack = sql_id.acknowledged.as_ref().unwrap();
+    assert_eq!(
+        (ack.by.as_str(), ack.reason.as_str()),
+        ("alice", "the value is validated by the router")
+    );
+    assert!(
+        !by_fp(&token).is_acknowledged(),
+        "its only valid ack lapsed on 2026-03-01"
+    );
+    assert_eq!(out.identity.lapsed.len(), 1);
+    assert_eq!(out.identity.lapsed[0].fingerprint, token);
+
+    let why: Vec<&str> = out
+        .identity
+        .refused
+        .iter()
+        .map(|r| r.why.as_str())
+        .collect();
+    assert_eq!(why.len(), 4, "{why:?}");
+    assert!(why[0].contains("read permission"), "{why:?}");
+    assert!(why[1].contains("a label"), "{why:?}");
+    assert!(why[2].contains("bot accounts"), "{why:?}");
+    assert!(why[3].contains("no finding"), "{why:?}");
+    assert_eq!(out.identity.refused[0].by, "reader");
+    // Looked-up permissions are cached for the rest of the day.
+    assert_eq!(out.identity.state.perms["alice"].on, "2026-03-10");
+    assert!(!out.identity.state.perms["reader"].ok);
+    assert_eq!(out.identity.state.acks[&sql].by, "alice");
+}
+
+#[test]
+fn the_cache_answers_today_and_offline_but_not_tomorrow() {
+    let members = [member(
+        "coderabbit",
+        10,
+        39,
+        "SQL injection in the order lookup",
+    )];
+    let src = sources(&["coderabbit"], &[]);
+    let first = run(&members, &src, &snapshot(HEAD_A, vec![]), &input(None));
+    let fp = fps(&first.findings)[0].clone();
+    let comments = vec![said(
+        100,
+        "alice",
+        "User",
+        &format!("/consensus ack {fp} validated by the router upstream"),
+    )];
+    let snap = snapshot(HEAD_A, comments);
+    let looked = run(
+        &members,
+        &src,
+        &snap,
+        &granted(input(Some(&first.identity.state)), "alice", "write"),
+    );
+    assert!(looked.findings[0].is_acknowledged());
+    let state = looked.identity.state.clone();
+
+    // Same day: the cache answers, nothing to look up.
+    let prior = Prior {
+        state: Some(state.clone()),
+        note: None,
+    };
+    let commands = read_commands(&snap.issue_comments);
+    assert!(crate::identity::logins_to_check(&commands, &prior, today()).is_empty());
+    let cached = run(&members, &src, &snap, &input(Some(&state)));
+    assert!(cached.findings[0].is_acknowledged());
+    // Tomorrow: it must be asked again.
+    let tomorrow = NaiveDate::from_ymd_opt(2026, 3, 11);
+    assert_eq!(
+        crate::identity::logins_to_check(&commands, &prior, tomorrow),
+        vec!["alice"]
+    );
+    let mut stale = input(Some(&state));
+    stale.today = tomorrow;
+    let unasked = run(&members, &src, &snap, &stale);
+    assert!(!unasked.findings[0].is_acknowledged());
+    // Offline any age will do; without a record it is refused as unknown.
+    stale.offline = true;
+    assert!(run(&members, &src, &snap, &stale).findings[0].is_acknowledged());
+    let mut bare = input(Some(&first.identity.state));
+    bare.offline = true;
+    let refused = run(&members, &src, &snap, &bare);
+    assert!(!refused.findings[0].is_acknowledged());
+    assert!(refused.identity.refused[0].why.contains("unknown offline"));
+}
+
+#[test]
+fn unack_takes_back_and_a_deleted_command_is_forgotten() {
+    let members = [member(
+        "coderabbit",
+        10,
+        39,
+        "SQL injection in the order lookup",
+    )];
+    let src = sources(&["coderabbit"], &[]);
+    let first = run(&members, &src, &snapshot(HEAD_A, vec![]), &input(None));
+    let fp = fps(&first.findings)[0].clone();
+    let ack = said(
+        100,
+        "alice",
+        "User",
+        &format!("/consensus ack {fp} validated by the router upstream"),
+    );
+    let unack = said(101, "bob", "User", &format!("/consensus unack {fp}"));
+    let mut inp = granted(input(Some(&first.identity.state)), "alice", "write");
+    inp.permissions.insert(
+        "bob".into(),
+        Access::Granted {
+            role: "admin".into(),
+        },
+    );
+    let taken = run(
+        &members,
+        &src,
+        &snapshot(HEAD_A, vec![ack.clone(), unack]),
+        &inp,
+    );
+    assert!(!taken.findings[0].is_acknowledged());
+    assert!(taken.identity.refused.is_empty());
+    let acked = run(&members, &src, &snapshot(HEAD_A, vec![ack]), &inp);
+    assert!(acked.findings[0].is_acknowledged());
+    // The command comment was deleted: the next run has no ack, whatever the state says.
+    let deleted = run(
+        &members,
+        &src,
+        &snapshot(HEAD_A, vec![]),
+        &input(Some(&acked.identity.state)),
+    );
+    assert!(!deleted.findings[0].is_acknowledged());
+    assert!(deleted.identity.state.acks.is_empty());
+}
+
+#[test]
+fn an_ack_holds_across_a_push_that_moves_the_finding() {
+    let members = [member(
+        "coderabbit",
+        10,
+        39,
+        "SQL injection in the order lookup",
+    )];
+    let src = sources(&["coderabbit"], &[]);
+    let first = run(&members, &src, &snapshot(HEAD_A, vec![]), &input(None));
+    let fp = fps(&first.findings)[0].clone();
+    let ack = said(
+        100,
+        "alice",
+        "User",
+        &format!("/consensus ack {fp} validated by the router upstream"),
+    );
+    let acked = run(
+        &members,
+        &src,
+        &snapshot(HEAD_A, vec![ack.clone()]),
+        &granted(input(Some(&first.identity.state)), "alice", "write"),
+    );
+    let mut moved = members[0].clone();
+    moved.evidence.line = Some(80);
+    let pushed = run(
+        &[moved],
+        &src,
+        &snapshot(HEAD_B, vec![ack]),
+        &input(Some(&acked.identity.state)),
+    );
+    assert!(
+        pushed.findings[0].is_acknowledged(),
+        "cached permission, same fingerprint"
+    );
+}

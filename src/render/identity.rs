@@ -1,0 +1,320 @@
+//! The sticky comment's identity parts (CONTRACT section 8): the fingerprint beside each
+//! finding, what changed since the last run, acknowledged findings, commands not followed,
+//! and the hidden state block. Text from people and bots goes through `escape_inline`.
+
+use std::fmt::Write as _;
+
+use crate::identity::{state, Ack, Tracked};
+use crate::model::{Outcome, SynthesizedFinding};
+use crate::render::escape::{escape_inline, escape_url};
+
+/// Items of a list shown at most; the JSON report has them all.
+const LIST_MAX: usize = 25;
+
+/// `` `rc-1pksm0hp` `` (and `🆕` when first seen at this commit), or nothing before the
+/// identity stage ran. Fingerprints are our own `[0-9a-z-]` text, safe in a code span.
+pub fn badge(finding: &SynthesizedFinding) -> String {
+    match &finding.identity {
+        Some(identity) if identity.new => format!("`{}` 🆕 ", identity.fingerprint),
+        Some(identity) => format!("`{}` ", identity.fingerprint),
+        None => String::new(),
+    }
+}
+
+fn short(head: &str) -> &str {
+    head.get(..7).unwrap_or(head)
+}
+
+/// The line the comment opens with, and the resolved / awaiting lists folded below it.
+/// Empty before the identity stage ran.
+pub fn changes(outcome: &Outcome) -> String {
+    let identity = &outcome.identity;
+    if identity.state.v == 0 {
+        return String::new();
+    }
+    let new = outcome.new_findings().count();
+    let shown = outcome.findings.iter().filter(|f| !f.suppressed).count();
+    let open = shown - new + identity.awaiting.len();
+    let since = match &identity.baseline {
+        Some(head) => format!("Since the last run (`{}`)", short(head)),
+        None => "First commit reviewed on this pull request".to_owned(),
+    };
+    let mut out = format!(
+        "\n**{since}:** 🆕 {new} new · {open} still open · ✅ {} resolved\n",
+        identity.resolved.len()
+    );
+    for note in &identity.notes {
+        let _ = writeln!(out, "\n⚠️ {}", escape_inline(note));
+    }
+    if identity.resolved.is_empty() && identity.awaiting.is_empty() {
+        return out;
+    }
+    let _ = writeln!(
+        out,
+        "\n<details>\n<summary>Resolved ({}), still open awaiting re-review ({})</summary>\n",
+        identity.resolved.len(),
+        identity.awaiting.len()
+    );
+    let items = identity
+        .resolved
+        .iter()
+        .map(|t| ("✅", t))
+        .chain(identity.awaiting.iter().map(|t| ("⏳", t)));
+    push_capped(&mut out, items, |(mark, t)| tracked_line(mark, t));
+    out.push_str("\n</details>\n");
+    out
+}
+
+fn tracked_line(mark: &str, item: &Tracked) -> String {
+    let mut line = format!(
+        "- {mark} `{}` {}",
+        item.fingerprint,
+        escape_inline(&item.title)
+    );
+    if !item.file.is_empty() {
+        let _ = write!(line, " · {}", escape_inline(&item.file));
+    }
+    let _ = write!(line, " — {}", escape_inline(&item.why));
+    if let Some(ack) = &item.acknowledged {
+        let _ = write!(line, " · acknowledged by {}", escape_inline(&ack.by));
+    }
+    line.push('\n');
+    line
+}
+
+/// Acknowledged findings, folded, each with who, why and until when.
+pub fn acknowledged(
+    outcome: &Outcome,
+    render_finding: &dyn Fn(&SynthesizedFinding) -> String,
+) -> String {
+    let acked: Vec<&SynthesizedFinding> = outcome.acknowledged().collect();
+    if acked.is_empty() {
+        return String::new();
+    }
+    let mut out = format!(
+        "\n<details>\n<summary><b>Acknowledged ({})</b>: not counted by the gate</summary>\n\n",
+        acked.len()
+    );
+    push_capped(&mut out, acked.into_iter(), |f| {
+        let mut item = render_finding(f);
+        if let Some(ack) = f.identity.as_ref().and_then(|i| i.acknowledged.as_ref()) {
+            let _ = writeln!(item, "  ✋ {}", ack_text(ack));
+        }
+        item
+    });
+    out.push_str("\n</details>\n");
+    out
+}
+
+fn ack_text(ack: &Ack) -> String {
+    let mut text = format!(
+        "acknowledged by {}: “{}”",
+        escape_inline(&ack.by),
+        escape_inline(&ack.reason)
+    );
+    if let Some(until) = &ack.until {
+        let _ = write!(text, " · until {}", escape_inline(until));
+    }
+    if let Some(url) = ack.comment_url.as_deref().and_then(escape_url) {
+        let _ = write!(text, " · [comment]({url})");
+    }
+    text
+}
+
+/// Commands that were not followed and acknowledgements that lapsed, each with why; then a
+/// line on how to acknowledge. Empty when there are no findings and nothing to report.
+pub fn commands(outcome: &Outcome) -> String {
+    let identity = &outcome.identity;
+    let mut out = String::new();
+    let count = identity.refused.len() + identity.lapsed.len();
+    if count > 0 {
+        let _ = writeln!(
+            out,
+            "\n<details>\n<summary>Acknowledgements not applied ({count})</summary>\n"
+        );
+        let refused = identity.refused.iter().map(|r| {
+            let mut line = format!("- {}: {}", escape_inline(&r.by), escape_inline(&r.command));
+            if let Some(url) = r.comment_url.as_deref().and_then(escape_url) {
+                let _ = write!(line, " ([comment]({url}))");
+            }
+            let _ = writeln!(line, " — not followed: {}", escape_inline(&r.why));
+            line
+        });
+        let lapsed = identity.lapsed.iter().map(|l| {
+            format!(
+                "- `{}` {} — lapsed, it no longer holds\n",
+                l.fingerprint,
+                ack_text(&l.ack)
+            )
+        });
+        push_capped(&mut out, refused.chain(lapsed), |line| line);
+        out.push_str("\n</details>\n");
+    }
+    let any = outcome.findings.iter().any(|f| !f.suppressed) || count > 0;
+    if any && identity.state.v != 0 {
+        out.push_str(
+            "\n<sub>To acknowledge a finding, comment `/consensus ack <fingerprint> <reason> \
+             [until YYYY-MM-DD]` (needs write access; a reason, not just a label); \
+             `/consensus unack <fingerprint>` takes it back.</sub>\n",
+        );
+    }
+    out
+}
+
+/// The hidden state block, or nothing before the identity stage ran.
+pub fn state_block(outcome: &Outcome) -> String {
+    if outcome.identity.state.v == 0 {
+        return String::new();
+    }
+    state::encode(&outcome.identity.state)
+}
+
+fn push_capped<T>(out: &mut String, items: impl Iterator<Item = T>, line: impl Fn(T) -> String) {
+    let mut rest = 0;
+    for (i, item) in items.enumerate() {
+        if i < LIST_MAX {
+            out.push_str(&line(item));
+        } else {
+            rest += 1;
+        }
+    }
+    if rest > 0 {
+        let _ = writeln!(out, "- … and {rest} more (the JSON report lists them all)");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::adapters::BotSelection;
+    use crate::api::{IssueComment, PrSnapshot, User};
+    use crate::identity::{state, Access, IdentityInput};
+    use crate::model::{NormalizedFinding, Severity};
+    use crate::pipeline::{analyze, AnalysisOptions, ExtraSource};
+    use crate::render::{render_comment, RenderOptions};
+
+    fn many(n: usize) -> Vec<ExtraSource> {
+        let findings = (0..n)
+            .map(|i| {
+                let mut f = NormalizedFinding::new(
+                    "reviewer",
+                    i.to_string(),
+                    Severity::High,
+                    "bug",
+                    format!("A rather long title for finding number {i} that takes some room"),
+                )
+                .at(format!("src/module_{i:04}/file.rs"), Some(10));
+                f.detail = "Explained at length.".into();
+                f
+            })
+            .collect();
+        vec![ExtraSource::ok("reviewer", findings)]
+    }
+
+    #[test]
+    fn the_state_block_always_fits_whole_at_the_end() {
+        let outcome = analyze(
+            None,
+            &BotSelection::Listed(Vec::new()),
+            many(600),
+            &AnalysisOptions::default(),
+        );
+        let options = RenderOptions::default();
+        let body = render_comment(&outcome, &options);
+        assert!(
+            body.chars().count() <= options.max_chars,
+            "{}",
+            body.chars().count()
+        );
+        assert!(body.contains("cut to fit"), "the findings made room");
+        let tail = body.trim_end().lines().last().unwrap();
+        assert!(tail.starts_with(state::OPENER));
+        assert_eq!(
+            state::decode(&body),
+            Ok(Some(outcome.identity.state.clone()))
+        );
+        assert!(
+            outcome.identity.state.seen.len() < 600,
+            "the block was bounded"
+        );
+    }
+
+    #[test]
+    fn people_text_in_acks_and_refusals_is_escaped() {
+        let first = analyze(
+            None,
+            &BotSelection::Listed(Vec::new()),
+            many(1),
+            &AnalysisOptions::default(),
+        );
+        let fp = first.findings[0].fingerprint().unwrap().to_owned();
+        let said = |id: u64, login: &str, body: String| IssueComment {
+            id,
+            user: Some(User {
+                login: login.into(),
+                id,
+                kind: "User".into(),
+            }),
+            body: Some(body),
+            ..IssueComment::default()
+        };
+        let snapshot = PrSnapshot {
+            issue_comments: vec![
+                said(
+                    1,
+                    "alice",
+                    format!(
+                        "/consensus ack {fp} ping @bob <!-- review-bot-ack --> `x` is fine here"
+                    ),
+                ),
+                said(
+                    2,
+                    "eve",
+                    format!("/consensus ack {fp} @carol </details> **bold** reason"),
+                ),
+            ],
+            ..PrSnapshot::default()
+        };
+        let mut identity = IdentityInput {
+            today: chrono::NaiveDate::from_ymd_opt(2026, 1, 1),
+            ..IdentityInput::default()
+        };
+        identity.permissions.insert(
+            "alice".into(),
+            Access::Granted {
+                role: "write".into(),
+            },
+        );
+        identity.permissions.insert(
+            "eve".into(),
+            Access::Denied {
+                role: "read".into(),
+            },
+        );
+        let options = AnalysisOptions {
+            identity,
+            ..AnalysisOptions::default()
+        };
+        let outcome = analyze(
+            Some(&snapshot),
+            &BotSelection::Listed(Vec::new()),
+            many(1),
+            &options,
+        );
+        assert_eq!(outcome.acknowledged().count(), 1);
+        let body = render_comment(&outcome, &RenderOptions::default());
+        assert_eq!(
+            body.matches("<!-- review-bot-ack").count(),
+            1,
+            "only our marker"
+        );
+        assert!(
+            !body.contains("@bob") && !body.contains("@carol"),
+            "no mentions"
+        );
+        assert_eq!(
+            body.matches("</details>").count(),
+            body.matches("<details>").count()
+        );
+        assert!(body.contains("\\*\\*bold\\*\\*"));
+    }
+}
