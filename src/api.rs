@@ -123,6 +123,17 @@ pub struct ReviewComment {
     pub updated_at: Option<String>,
 }
 
+impl ReviewComment {
+    /// The commit the bot commented on: `original_commit_id`. GitHub moves a live comment's
+    /// `commit_id` along to the newest commit whose diff still shows its line, so it says
+    /// nothing about which commit the bot reviewed.
+    pub fn reviewed_commit(&self) -> Option<&str> {
+        self.original_commit_id
+            .as_deref()
+            .or(self.commit_id.as_deref())
+    }
+}
+
 /// `GET /repos/{o}/{r}/pulls/{n}/reviews` element.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(default)]

@@ -1,23 +1,26 @@
 //! The command line (CONTRACT section 1): no subcommand inside Actions is the action;
-//! `demo`, `run` and `render` are for laptops. Each returns the process exit code on
-//! success; errors go back to `main`, which alone maps them to exit codes.
+//! `demo`, `run`, `render` and `stats` are for laptops (`stats` also for scheduled jobs).
+//! Each returns the process exit code on success; errors go back to `main`, which alone
+//! maps them to exit codes.
 // An edge module: the environment, files and the clock are its job.
 #![allow(clippy::disallowed_methods)]
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
 use anyhow::Context;
 use clap::{Arg, ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 use review_consensus::action::{self, RunRequest};
+use review_consensus::adapters::BotSelection;
 use review_consensus::config::{
     head_lookup, resolve_pr, Config, ConfigError, GitHubEnv, PrTarget, BOOLEAN_INPUTS, INPUT_NAMES,
     ONLINE_ONLY,
 };
+use review_consensus::github::{retry, GitHub, RetryPolicy};
 use review_consensus::model::Outcome;
 use review_consensus::publish::{commands, outputs};
 use review_consensus::render::{self, RenderOptions};
-use review_consensus::{demo, doctor, local, pipeline};
+use review_consensus::{demo, doctor, local, pipeline, stats};
 
 /// Exit code when there is nothing to do or the gate passed.
 const OK: u8 = 0;
@@ -46,6 +49,8 @@ pub enum Command {
     Run(RunArgs),
     /// Offline: analyse saved inputs, print the comment, exit with the gate's code.
     Render(RenderArgs),
+    /// The per-bot scorecard over recently merged PRs (markdown, JSON, SVG); GITHUB_TOKEN.
+    Stats(StatsArgs),
     /// Build the HTTPS clients (TLS roots are bundled) and print OK: a container check.
     #[command(hide = true)]
     Doctor,
@@ -78,6 +83,26 @@ pub struct RenderArgs {
     /// Saved-API-JSON folders, normalised-findings JSON files or SARIF files.
     #[arg(required = true, value_name = "INPUT")]
     pub inputs: Vec<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct StatsArgs {
+    /// The repository, `OWNER/NAME`.
+    #[arg(long, value_name = "OWNER/NAME")]
+    pub repo: String,
+    /// The window: PRs merged in the last DAYS days.
+    #[arg(long, value_name = "DAYS", default_value_t = 30,
+          value_parser = clap::value_parser!(u32).range(1..=3650))]
+    pub since: u32,
+    /// The bots to score, as the `bots` input (default: every built-in adapter).
+    #[arg(long, value_name = "IDS")]
+    pub bots: Option<String>,
+    /// Where scorecard.md, scorecard.json and scorecard.svg are written.
+    #[arg(long, value_name = "DIR", default_value = "scorecard")]
+    pub out: PathBuf,
+    /// The per-PR cache, so a later run reads only new PRs (default: OUT/cache).
+    #[arg(long, value_name = "DIR")]
+    pub cache: Option<PathBuf>,
 }
 
 /// `render`'s flags: one per action input that is not online-only (`INPUT_NAMES` minus
@@ -177,6 +202,7 @@ pub fn dispatch(cli: Cli, vars: Vec<(String, String)>) -> anyhow::Result<u8> {
         Some(Command::Demo) => demo_mode(),
         Some(Command::Run(args)) => run_mode(args, vars),
         Some(Command::Render(args)) => render_mode(args, vars),
+        Some(Command::Stats(args)) => stats_mode(args, vars),
         Some(Command::Doctor) => {
             print_out(&doctor::check(&GitHubEnv::from_vars(vars))?);
             Ok(OK)
@@ -345,6 +371,106 @@ fn render_mode(args: RenderArgs, vars: Vec<(String, String)>) -> anyhow::Result<
     }
     print_err(&demo::verdict(&outcome));
     Ok(gate_code(&outcome))
+}
+
+fn stats_mode(args: StatsArgs, vars: Vec<(String, String)>) -> anyhow::Result<u8> {
+    let (owner, repo) = owner_and_name(&args.repo)?;
+    let mut pairs: Vec<(String, String)> = vars
+        .iter()
+        .filter(|(k, _)| k == "GITHUB_TOKEN")
+        .cloned()
+        .collect();
+    pairs.extend(args.bots.map(|bots| ("INPUT_BOTS".to_owned(), bots)));
+    let config = Config::from_inputs(pairs).map_err(|e| ConfigError {
+        input: format!("--{}", e.input),
+        message: e.message,
+    })?;
+    let Some(token) = config.token.as_ref() else {
+        return Err(ConfigError {
+            input: "GITHUB_TOKEN".to_owned(),
+            message: "not set; `stats` reads the token from GITHUB_TOKEN".to_owned(),
+        }
+        .into());
+    };
+    let env = GitHubEnv::from_vars(vars.clone());
+    let var = |name: &str| lookup(&vars, name);
+    let mut retry = RetryPolicy::from_vars(var);
+    if var(retry::MAX_WAIT_VAR).is_none() {
+        // A scheduled job can wait out an exhausted hourly quota; the action cannot.
+        retry.max_wait = STATS_MAX_WAIT;
+    }
+    let cache_dir = args.cache.clone().unwrap_or_else(|| args.out.join("cache"));
+    // Every PR is read with one list, so that "absent" compares across the window; bots
+    // never seen are named apart in the scorecard.
+    let sources = match &config.sources {
+        BotSelection::Listed(sources) => sources.clone(),
+        BotSelection::Posted { .. } => review_consensus::adapters::default_sources(),
+    };
+    let request = stats::StatsRequest {
+        owner,
+        repo,
+        since_days: args.since,
+        sources: &sources,
+        out_dir: args.out,
+        cache_dir,
+        now: chrono::Utc::now(),
+        terminal: std::io::stderr().is_terminal(),
+        in_actions: env.in_actions,
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    // octocrab's client must be built inside the runtime.
+    let result = runtime.block_on(async {
+        let gh = GitHub::new(&env.api_url, &env.graphql_url, Some(token))?.with_retry(retry);
+        stats::run(&gh, request).await
+    })?;
+    for warning in &result.warnings {
+        if env.in_actions {
+            print_out(&commands::warning(warning));
+        } else {
+            print_err(&format!("warning: {warning}"));
+        }
+    }
+    print_out(&result.markdown);
+    let files: Vec<String> = result
+        .files
+        .iter()
+        .map(|f| f.display().to_string())
+        .collect();
+    print_err(&format!(
+        "{} merged PRs: {} read from GitHub, {} from the cache; wrote {}",
+        result.scorecard.merged_prs,
+        result.fetched,
+        result.cached,
+        files.join(", ")
+    ));
+    Ok(OK)
+}
+
+/// How long one wait for GitHub's rate limit may last in `stats` (the hourly reset).
+const STATS_MAX_WAIT: std::time::Duration = std::time::Duration::from_secs(3_600);
+
+/// `OWNER/NAME` split, or a usage error naming `--repo`.
+fn owner_and_name(text: &str) -> Result<(String, String), ConfigError> {
+    match text.split_once('/') {
+        Some((o, r)) if !o.is_empty() && !r.is_empty() && !r.contains('/') => {
+            Ok((o.to_owned(), r.to_owned()))
+        }
+        _ => Err(ConfigError {
+            input: "--repo".to_owned(),
+            message: format!("`{text}` is not `OWNER/NAME`"),
+        }),
+    }
+}
+
+/// A variable from the pairs, the last one winning as in a process environment.
+fn lookup(vars: &[(String, String)], name: &str) -> Option<String> {
+    vars.iter()
+        .rev()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v.clone())
 }
 
 fn demo_mode() -> anyhow::Result<u8> {

@@ -462,19 +462,21 @@ fn is_sarif(object: &serde_json::Map<String, Value>) -> bool {
 /// Normalised findings, one source per bot in order of first appearance. A bad element is
 /// an error naming it: this file is written by a tool, not a bot, so it should be exact.
 pub fn findings_sources(name: &str, items: Vec<Value>) -> anyhow::Result<Vec<ExtraSource>> {
-    let mut by_bot: Vec<(String, Vec<NormalizedFinding>)> = Vec::new();
+    // One source per run of consecutive findings of a bot, so that the file's order
+    // reaches the engine; `analyze` counts each bot once.
+    let mut runs: Vec<(String, Vec<NormalizedFinding>)> = Vec::new();
     for (index, item) in items.into_iter().enumerate() {
         let finding: NormalizedFinding = serde_json::from_value(item)
             .with_context(|| format!("{name}: element {index} is not a normalised finding"))?;
         if finding.bot.trim().is_empty() {
             bail!("{name}: element {index} has an empty `bot`");
         }
-        match by_bot.iter_mut().find(|(bot, _)| *bot == finding.bot) {
-            Some((_, list)) => list.push(finding),
-            None => by_bot.push((finding.bot.clone(), vec![finding])),
+        match runs.last_mut() {
+            Some((bot, list)) if *bot == finding.bot => list.push(finding),
+            _ => runs.push((finding.bot.clone(), vec![finding])),
         }
     }
-    Ok(by_bot
+    Ok(runs
         .into_iter()
         .map(|(bot, findings)| ExtraSource::ok(bot, findings))
         .collect())
@@ -699,7 +701,7 @@ mod tests {
     }
 
     #[test]
-    fn normalised_findings_group_per_bot_in_order() {
+    fn normalised_findings_keep_the_files_order() {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("findings.json");
         fs::write(
@@ -719,10 +721,65 @@ mod tests {
             .iter()
             .map(|s| (s.status.bot.as_str(), s.findings.len()))
             .collect();
-        assert_eq!(bots, [("semgrep", 2), ("custom", 1)]);
-        assert_eq!(sources[0].status.findings, 2);
+        assert_eq!(bots, [("semgrep", 1), ("custom", 1), ("semgrep", 1)]);
         assert_eq!(sources[1].findings[0].confidence, 1.0, "the seed's default");
         assert_eq!(sources[0].findings[0].evidence.line, Some(12));
+
+        // The engine sees the file's order, and each bot counts once.
+        let outcome = crate::pipeline::analyze(
+            None,
+            &crate::adapters::BotSelection::Listed(Vec::new()),
+            sources,
+            &crate::pipeline::AnalysisOptions::default(),
+        );
+        let names: Vec<&str> = outcome.sources.iter().map(|s| s.bot.as_str()).collect();
+        assert_eq!(names, ["semgrep", "custom"]);
+        assert_eq!(outcome.sources[0].findings, 2);
+        assert_eq!(outcome.bots_ran, 2);
+    }
+
+    /// The seed's greedy pass depends on order: regrouping by bot would cluster otherwise.
+    #[test]
+    fn seed_matching_on_a_findings_file_follows_its_order() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("findings.json");
+        let row = |bot: &str, id: &str, line: u32| {
+            format!(
+                r#"{{"bot": "{bot}", "finding_id": "{id}", "category": "bug", "title": "t {id}", "evidence": {{"file": "a.py", "line": {line}}}}}"#
+            )
+        };
+        let rows = [
+            row("a", "a1", 10),
+            row("b", "b1", 20),
+            row("c", "c1", 23),
+            row("a", "a2", 17),
+        ];
+        fs::write(&path, format!("[{}]", rows.join(","))).expect("write");
+        let LocalInput::Sources(sources) = load_input(&path).expect("loads") else {
+            panic!("expected sources");
+        };
+        let mut options = crate::pipeline::AnalysisOptions::default();
+        options.consensus.matching = crate::consensus::Matching::Seed;
+        let outcome = crate::pipeline::analyze(
+            None,
+            &crate::adapters::BotSelection::Listed(Vec::new()),
+            sources,
+            &options,
+        );
+        let mut clusters: Vec<Vec<&str>> = outcome
+            .findings
+            .iter()
+            .map(|f| {
+                f.consensus
+                    .members
+                    .iter()
+                    .map(|m| m.finding_id.as_str())
+                    .collect()
+            })
+            .collect();
+        clusters.sort();
+        // In file order: a1 alone; b1 anchors c1 (3 lines) and a2 (3 lines).
+        assert_eq!(clusters, [vec!["a1"], vec!["b1", "c1", "a2"]]);
     }
 
     #[test]

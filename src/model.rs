@@ -124,6 +124,46 @@ pub struct Evidence {
     pub end_line: Option<u32>,
     pub snippet: String,
     pub symbol: String,
+    /// More places the bot says the same issue applies to (CodeRabbit's "Also applies to",
+    /// Copilot's "also appears on line N"): matching compares every range.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub also: Vec<LineRange>,
+}
+
+/// Lines `start..=end` of the finding's file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct LineRange {
+    pub start: u32,
+    pub end: u32,
+}
+
+impl LineRange {
+    /// `start..=end`, in order whichever way round they were given.
+    pub fn new(a: u32, b: u32) -> Self {
+        LineRange {
+            start: a.min(b),
+            end: a.max(b),
+        }
+    }
+
+    /// Lines between the two ranges: 0 when they overlap or touch.
+    pub fn gap(self, other: LineRange) -> u32 {
+        self.start
+            .max(other.start)
+            .saturating_sub(self.end.min(other.end))
+    }
+}
+
+impl Evidence {
+    /// The finding's own range (`line..=end_line`) and every `also` range; none without a
+    /// line.
+    pub fn ranges(&self) -> impl Iterator<Item = LineRange> + '_ {
+        let own = self
+            .line
+            .map(|line| LineRange::new(line, self.end_line.unwrap_or(line)));
+        own.into_iter()
+            .chain(self.also.iter().copied().filter(|_| self.line.is_some()))
+    }
 }
 
 /// Where a finding came from on GitHub, for links and audit. All optional: SARIF and
@@ -281,6 +321,28 @@ pub struct ConsensusFinding {
     pub consensus_score: f64,
     pub level: ConsensusLevel,
     pub members: Vec<NormalizedFinding>,
+    /// Why the members were judged one issue: one entry per link that joined two of them.
+    #[serde(default)]
+    pub match_reasons: Vec<MatchReason>,
+}
+
+/// One link between two members of a cluster, and the evidence that made it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MatchReason {
+    /// The two members, as `bot#finding_id`.
+    pub between: [String; 2],
+    /// How the loci compare: `same lines`, `lines 65/163`, `lines on different commits`, ...
+    pub lines: String,
+    /// Lines between their ranges, when comparable.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub distance: Option<u32>,
+    /// Content similarity in [0, 1] (issue matching); 1 for the seed's line rule.
+    pub similarity: f64,
+    /// Shared evidence, most distinctive first: `identifiers`, concepts, words.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub shared: Vec<String>,
+    /// The rule that accepted the link.
+    pub rule: String,
 }
 
 /// The synthesis stage's confidence in a merged finding.

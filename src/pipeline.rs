@@ -93,15 +93,17 @@ pub fn analyze(
         statuses.extend(extraction.sources);
     }
     let mut synthesis_options = options.synthesis.clone();
-    for source in merge_by_name(extra) {
-        if source.tool_verified {
-            synthesis_options
-                .verified_sources
-                .push(source.status.bot.clone());
+    let mut extra_statuses = Vec::with_capacity(extra.len());
+    for source in extra {
+        let name = &source.status.bot;
+        if source.tool_verified && !synthesis_options.verified_sources.contains(name) {
+            synthesis_options.verified_sources.push(name.clone());
         }
+        // In input order: a findings file keeps its order (`seed` matching depends on it).
         findings.extend(source.findings);
-        statuses.push(source.status);
+        extra_statuses.push(source.status);
     }
+    statuses.extend(merge_by_name(extra_statuses));
 
     let ran = statuses.iter().filter(|s| s.coverage.ran()).count();
     synthesis_options.sources_ran = Some(ran);
@@ -141,18 +143,14 @@ pub fn analyze(
     }
 }
 
-/// One source per name: CodeQL writes a SARIF file per language and a tool may be given
+/// One status per name: CodeQL writes a SARIF file per language and a tool may be given
 /// several findings files, but a bot counts once in the agreement denominator.
-fn merge_by_name(extra: Vec<ExtraSource>) -> Vec<ExtraSource> {
-    let mut merged: Vec<ExtraSource> = Vec::with_capacity(extra.len());
-    for source in extra {
-        match merged
-            .iter_mut()
-            .find(|m| m.status.bot == source.status.bot)
-        {
-            None => merged.push(source),
-            Some(into) => {
-                let (from, status) = (source.status, &mut into.status);
+fn merge_by_name(statuses: Vec<SourceStatus>) -> Vec<SourceStatus> {
+    let mut merged: Vec<SourceStatus> = Vec::with_capacity(statuses.len());
+    for from in statuses {
+        match merged.iter_mut().find(|m| m.bot == from.bot) {
+            None => merged.push(from),
+            Some(status) => {
                 // Readable if any part was; its coverage is the best any part had.
                 status.status = match (status.status, from.status) {
                     (SourceState::Ok, _) | (_, SourceState::Ok) => SourceState::Ok,
@@ -167,8 +165,6 @@ fn merge_by_name(extra: Vec<ExtraSource>) -> Vec<ExtraSource> {
                 status.findings += from.findings;
                 status.skipped += from.skipped;
                 status.notes.extend(from.notes);
-                into.findings.extend(source.findings);
-                into.tool_verified |= source.tool_verified;
             }
         }
     }

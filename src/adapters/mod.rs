@@ -16,8 +16,8 @@ pub mod sarif;
 
 pub use coverage::{last_activity, needed_surfaces};
 pub use read::common::{
-    anchor, category_for, detail_after_title, detail_from, is_own_sticky, provenance, Activity,
-    Anchor, Identity, DETAIL_CHARS, TITLE_CHARS,
+    also_appears, anchor, category_for, detail_after_title, detail_from, is_own_sticky,
+    line_ranges, provenance, Activity, Anchor, Identity, DETAIL_CHARS, TITLE_CHARS,
 };
 pub use read::signals::{Meaning, Needs, Signal};
 pub use read::{markdown, taxonomy};
@@ -25,7 +25,7 @@ pub use read::{markdown, taxonomy};
 use std::borrow::Cow;
 
 use crate::api::PrSnapshot;
-use crate::model::{Coverage, Dispute, NormalizedFinding, SourceState, SourceStatus};
+use crate::model::{Category, Coverage, Dispute, NormalizedFinding, SourceState, SourceStatus};
 use read::common::signal;
 use read::threads::ThreadIndex;
 
@@ -482,6 +482,7 @@ fn finish_source(
         finding.title =
             markdown::shorten(&markdown::collapse_whitespace(&finding.title), TITLE_CHARS);
         finding.detail = markdown::shorten(&finding.detail, DETAIL_CHARS + 80);
+        respect_severity(&mut finding);
         let state = threads.state(finding.provenance.comment_id);
         let is_resolved = state.resolved || output.withdrawn.contains(&finding.finding_id);
         if is_resolved && !options.include_resolved {
@@ -529,6 +530,22 @@ fn finish_source(
         notes,
     };
     (kept, status)
+}
+
+/// A bot's own high or critical rating outranks style keywords (taxonomy::respect_severity),
+/// for every adapter alike.
+fn respect_severity(finding: &mut NormalizedFinding) {
+    let (Some(source), true) = (
+        finding.provenance.category_source,
+        finding.category == Category::Style.as_str(),
+    ) else {
+        return;
+    };
+    let text = format!("{}\n{}", finding.title, finding.detail);
+    let (category, source) =
+        taxonomy::respect_severity(Category::Style, source, finding.severity, &text);
+    finding.category = category.as_str().to_owned();
+    finding.provenance.category_source = Some(source);
 }
 
 fn dropped_note(resolved: usize, outdated: usize) -> String {

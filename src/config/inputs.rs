@@ -11,6 +11,7 @@ use serde::Deserialize;
 
 use super::{Config, ConfigError};
 use crate::adapters::{self, BotSelection, SourceConfig};
+use crate::consensus::Matching;
 use crate::gate::RequiredGroup;
 use crate::model::{FailOn, Severity};
 
@@ -21,6 +22,7 @@ pub const INPUT_NAMES: &[&str] = &[
     "bots-ran",
     "fail-on",
     "fail-on-severity",
+    "matching",
     "required-bots",
     "wait-for-bots",
     "line-window",
@@ -66,6 +68,7 @@ pub(super) struct RawInputs {
     bots_ran: Option<String>,
     fail_on: Option<String>,
     fail_on_severity: Option<String>,
+    matching: Option<String>,
     required_bots: Option<String>,
     wait_for_bots: Option<String>,
     line_window: Option<String>,
@@ -146,6 +149,10 @@ pub(super) fn from_pairs(pairs: Vec<(String, String)>) -> Result<Config, ConfigE
             .map(parse_wait)
             .transpose()?
             .unwrap_or(Duration::ZERO),
+        matching: set(&raw.matching)
+            .map(parse_matching)
+            .transpose()?
+            .unwrap_or_default(),
         line_window: set(&raw.line_window)
             .map(parse_line_window)
             .transpose()?
@@ -369,6 +376,18 @@ pub(super) fn parse_wait(text: &str) -> Result<Duration, ConfigError> {
     Ok(wait)
 }
 
+pub(super) fn parse_matching(text: &str) -> Result<Matching, ConfigError> {
+    Matching::parse(&text.to_ascii_lowercase()).ok_or_else(|| {
+        error(
+            "matching",
+            format!(
+                "`{text}` is not a matching mode; accepted: {} (default issue)",
+                Matching::ACCEPTED
+            ),
+        )
+    })
+}
+
 pub(super) fn parse_positive(input: &str, text: &str) -> Result<u64, ConfigError> {
     match text.parse::<u64>() {
         Ok(n) if n >= 1 => Ok(n),
@@ -467,6 +486,7 @@ mod tests {
                 &raw.fail_on_severity,
                 &raw.required_bots,
                 &raw.wait_for_bots,
+                &raw.matching,
                 &raw.line_window,
                 &raw.title_overlap,
                 &raw.pr_number,

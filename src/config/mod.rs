@@ -14,7 +14,7 @@ use secrecy::SecretString;
 pub use inputs::{BOOLEAN_INPUTS, INPUT_NAMES, MAX_WAIT, ONLINE_ONLY};
 
 use crate::adapters::{BotSelection, ExtractOptions};
-use crate::consensus::ConsensusOptions;
+use crate::consensus::{ConsensusOptions, Matching};
 use crate::gate::RequiredGroup;
 use crate::model::{FailOn, Severity};
 use crate::pipeline::AnalysisOptions;
@@ -42,6 +42,8 @@ pub struct Config {
     pub required_bots: Vec<RequiredGroup>,
     /// `wait-for-bots`: how long to wait for the configured bots (zero: decide at once).
     pub wait_for_bots: Duration,
+    /// How findings are judged the same issue.
+    pub matching: Matching,
     pub line_window: u32,
     pub title_overlap: f64,
     /// `None`: from the event payload.
@@ -142,6 +144,7 @@ impl Config {
                 bots_ran: self.bots_ran,
                 line_window: self.line_window,
                 title_overlap: self.title_overlap,
+                matching: self.matching,
             },
             fail_on: self.fail_on,
             fail_on_severity: self.fail_on_severity,

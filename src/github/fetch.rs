@@ -146,7 +146,7 @@ pub async fn list_all(gh: &GitHub, first: &str) -> Result<Vec<Value>, GitHubErro
 /// What every paged read keeps to: each page once (a `Link` back to a page already read is
 /// a loop), at most `MAX_PAGES`, each item once. Breaking a rule is an error: the list is
 /// then not known whole, and a part is never taken for it.
-struct Pages<'a> {
+pub(super) struct Pages<'a> {
     gh: &'a GitHub,
     seen: HashSet<String>,
     ids: HashSet<u64>,
@@ -154,7 +154,7 @@ struct Pages<'a> {
 }
 
 impl<'a> Pages<'a> {
-    fn new(gh: &'a GitHub) -> Pages<'a> {
+    pub(super) fn new(gh: &'a GitHub) -> Pages<'a> {
         Pages {
             gh,
             seen: HashSet::new(),
@@ -164,7 +164,7 @@ impl<'a> Pages<'a> {
     }
 
     /// Before reading `target`.
-    fn enter(&mut self, target: &str) -> Result<(), GitHubError> {
+    pub(super) fn enter(&mut self, target: &str) -> Result<(), GitHubError> {
         let incomplete = |message: String| GitHubError::Incomplete {
             endpoint: endpoint_name(&http::Method::GET, target),
             message,
@@ -205,7 +205,11 @@ impl<'a> Pages<'a> {
 }
 
 /// The `rel="next"` page of a reply, when it is on our host (the token goes there).
-fn next_page(gh: &GitHub, endpoint: &str, reply: &Reply) -> Result<Option<String>, GitHubError> {
+pub(super) fn next_page(
+    gh: &GitHub,
+    endpoint: &str,
+    reply: &Reply,
+) -> Result<Option<String>, GitHubError> {
     let next = reply.header("link").and_then(next_link).map(str::to_owned);
     match next {
         Some(url) if !gh.same_origin(&url) => Err(GitHubError::Decode {

@@ -12,6 +12,7 @@ pub mod comment;
 pub mod deadline;
 pub mod fetch;
 pub mod permissions;
+pub mod pulls;
 pub mod retry;
 pub mod routes;
 pub mod threads;

@@ -204,6 +204,7 @@ mod tests {
                 consensus_score: 0.8,
                 level,
                 members: vec![member],
+                match_reasons: Vec::new(),
             },
             corroborated_by: Vec::new(),
             contested_by: Vec::new(),

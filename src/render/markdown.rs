@@ -523,6 +523,9 @@ fn render_finding(
         finding.rank_score,
         merged_confidence_name(finding),
     );
+    if let Some(why) = render_match_reasons(c) {
+        let _ = writeln!(out, "  matched on: {why}");
+    }
     if finding.is_contested() {
         let reasons: Vec<String> = finding
             .contested_by
@@ -546,6 +549,26 @@ fn render_finding(
         );
     }
     out
+}
+
+/// Shared terms a link shows in the comment (the report has them all).
+const SHOWN_TERMS: usize = 3;
+
+/// Why the members were judged one issue, one link after the other:
+/// `lines 65/163 · \`mergedToday[0]\` · \`last_merge\``.
+fn render_match_reasons(c: &crate::model::ConsensusFinding) -> Option<String> {
+    let links: Vec<String> = c
+        .match_reasons
+        .iter()
+        .map(|reason| {
+            std::iter::once(reason.lines.as_str())
+                .chain(reason.shared.iter().take(SHOWN_TERMS).map(String::as_str))
+                .map(escape_inline)
+                .collect::<Vec<_>>()
+                .join(" · ")
+        })
+        .collect();
+    (!links.is_empty()).then(|| links.join("; "))
 }
 
 fn merged_confidence_name(finding: &SynthesizedFinding) -> &'static str {

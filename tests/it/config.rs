@@ -167,6 +167,7 @@ fn bad_values_name_the_input_and_the_accepted_values() {
             "line-window",
             "non-negative integer",
         ),
+        ("INPUT_MATCHING", "fuzzy", "matching", "issue, seed"),
         ("INPUT_TITLE-OVERLAP", "2", "title-overlap", "from 0 to 1"),
         ("INPUT_TITLE-OVERLAP", "NaN", "title-overlap", "from 0 to 1"),
         ("INPUT_BOTS-RAN", "0", "bots-ran", "positive integer"),
@@ -222,7 +223,7 @@ fn input_names_are_unique_kebab_case() {
             "{name}"
         );
     }
-    assert_eq!(INPUT_NAMES.len(), 17);
+    assert_eq!(INPUT_NAMES.len(), 18);
 }
 
 #[test]

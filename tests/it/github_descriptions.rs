@@ -359,7 +359,11 @@ const QUERIES: [(Route, &[&str]); 9] = [
     (routes::REVIEWS, &["per_page", "page"]),
     (routes::ISSUE_COMMENTS, &["per_page", "page"]),
     (routes::CODE_SCANNING_ALERTS, &["ref", "per_page", "page"]),
-    (routes::PULLS, &["state", "head", "per_page", "page"]),
+    // `head` to find a fork's PR; `sort` and `direction` for `stats`' merged PRs.
+    (
+        routes::PULLS,
+        &["state", "head", "sort", "direction", "per_page", "page"],
+    ),
     (routes::ISSUE_REACTIONS, &["per_page", "page"]),
     (routes::COMMIT_CHECK_RUNS, &["per_page", "page"]),
     (routes::COMMIT_STATUSES, &["per_page", "page"]),
@@ -627,8 +631,11 @@ fn check_field(
     }
 }
 
-/// Fields read from an answer's raw JSON (the head commit's date, a commenter's permission).
-const RAW_FIELDS: [(Route, &str); 4] = [
+/// Fields read from an answer's raw JSON (the head commit's date, a commenter's permission,
+/// the dates `stats` windows the merged PRs by).
+const RAW_FIELDS: [(Route, &str); 6] = [
+    (routes::PULLS, "updated_at"),
+    (routes::PULLS, "merged_at"),
     (routes::PULL_COMMITS, "sha"),
     (routes::PULL_COMMITS, "commit/committer/date"),
     (routes::COLLABORATOR_PERMISSION, "permission"),

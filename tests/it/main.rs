@@ -18,5 +18,7 @@ mod github_descriptions;
 mod hostile;
 mod identity;
 mod outputs;
+mod real;
 mod signals;
+mod stats;
 mod sticky;

@@ -13,8 +13,8 @@ use crate::adapters::read::taxonomy::{self, NativeCategory};
 use crate::adapters::read::{inline, markdown};
 use crate::adapters::Anchor;
 use crate::adapters::{
-    category_for, detail_after_title, provenance, Activity, Adapter, AdapterOutput, Identity,
-    Signal,
+    also_appears, category_for, detail_after_title, provenance, Activity, Adapter, AdapterOutput,
+    Identity, Signal,
 };
 use crate::api::{PrSnapshot, Review, ReviewComment};
 use crate::model::{NormalizedFinding, Provenance, Severity};
@@ -172,6 +172,7 @@ fn inline_finding(
     finding.evidence.file = anchor.file.clone();
     finding.evidence.line = anchor.line;
     finding.evidence.end_line = anchor.end_line;
+    finding.evidence.also = also_appears(&visible);
     let first_title = markdown::first_sentence(&first).to_owned();
     let trimmed = visible.trim_start();
     let unprefixed = trimmed.strip_prefix("[nitpick]").unwrap_or(trimmed);

@@ -64,7 +64,7 @@ impl Adapter for GhAdvancedSecurity {
             if !identity.matches(comment.user.as_ref()) || comment.in_reply_to_id.is_some() {
                 continue;
             }
-            activity.reviewed(comment.commit_id.as_deref());
+            activity.reviewed(comment.reviewed_commit());
             let number = alert_number(&comment.body);
             let alert = match (&alerts, number) {
                 (Some(alerts), Some(n)) => match alerts.get(&n) {

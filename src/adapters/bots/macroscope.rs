@@ -11,7 +11,7 @@
 use crate::adapters::read::inline::{self, Status};
 use crate::adapters::read::markdown;
 use crate::adapters::read::taxonomy::{self, NativeCategory};
-use crate::adapters::{Activity, Adapter, AdapterOutput, Identity, Signal};
+use crate::adapters::{line_ranges, Activity, Adapter, AdapterOutput, Identity, Signal};
 use crate::api::{PrSnapshot, ReviewComment};
 use crate::model::Severity;
 
@@ -74,6 +74,13 @@ impl Adapter for Macroscope {
                     NativeCategory::none(),
                     &claim,
                 );
+                // Other sites in the same file are more loci of this finding.
+                finding.evidence.also = also
+                    .iter()
+                    .filter_map(|site| site.rsplit_once(':'))
+                    .filter(|(path, _)| *path == anchor.file)
+                    .flat_map(|(_, lines)| line_ranges(lines))
+                    .collect();
                 if !also.is_empty() {
                     let extra = format!("(also found in: {})", also.join(", "));
                     finding.detail =

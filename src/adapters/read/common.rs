@@ -4,7 +4,7 @@
 use crate::adapters::read::markdown;
 use crate::adapters::read::taxonomy::{self, NativeCategory};
 use crate::api::{ReviewComment, User, Viewer};
-use crate::model::{Category, CategorySource, Coverage, Provenance};
+use crate::model::{Category, CategorySource, Coverage, LineRange, Provenance};
 
 /// Longest `detail` kept on a finding (characters).
 pub const DETAIL_CHARS: usize = 400;
@@ -415,9 +415,70 @@ fn is_sha_of(commit: &str, full: &str) -> bool {
     commit == full || (commit.len() >= 7 && full.len() > commit.len() && full.starts_with(commit))
 }
 
+/// Line ranges written as `812-858, 860-914` or `241` (CodeRabbit's "Also applies to:"):
+/// every number or `start-end` pair, in order; anything else is skipped.
+pub fn line_ranges(text: &str) -> Vec<LineRange> {
+    text.split([',', ' ', ';'])
+        .filter_map(|part| {
+            let part = part.trim().trim_matches(|c: char| !c.is_ascii_digit());
+            let (start, end) = part.split_once(['-', '–']).unwrap_or((part, part));
+            Some(LineRange::new(
+                start.trim().parse().ok()?,
+                end.trim().parse().ok()?,
+            ))
+        })
+        .collect()
+}
+
+/// Other lines of the same file that a bot says the issue also appears on: Copilot's "This
+/// issue also appears on line 241 of the same file." and "... in the following locations
+/// of the same file:" followed by `- line 82` items.
+pub fn also_appears(text: &str) -> Vec<LineRange> {
+    let lower = text.to_ascii_lowercase();
+    let Some(at) = lower.find("this issue also appears") else {
+        return Vec::new();
+    };
+    let rest = &lower[at..];
+    if !rest.lines().next().is_some_and(|l| l.contains("same file")) {
+        return Vec::new();
+    }
+    let mut ranges = Vec::new();
+    for (index, line) in rest.lines().enumerate() {
+        let line = line.trim();
+        let item = line.strip_prefix(['-', '*']).map(str::trim);
+        let numbers = match (index, item) {
+            (0, _) => line.split_once("on line").map(|(_, n)| n),
+            (_, Some(item)) => item
+                .strip_prefix("lines")
+                .or_else(|| item.strip_prefix("line")),
+            (_, None) if line.is_empty() => continue,
+            _ => break,
+        };
+        if let Some(numbers) = numbers {
+            ranges.extend(line_ranges(numbers.split(" of ").next().unwrap_or(numbers)));
+        }
+    }
+    ranges
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn also_lines_of_coderabbit_and_copilot() {
+        let r = LineRange::new;
+        assert_eq!(line_ranges(" 812-858, 860-914"), [r(812, 858), r(860, 914)]);
+        assert_eq!(line_ranges("`241`"), [r(241, 241)]);
+        assert_eq!(line_ranges("see above"), []);
+        assert_eq!(
+            also_appears("Fix it.\n\nThis issue also appears on line 241 of the same file."),
+            [r(241, 241)]
+        );
+        let list = "Fix.\n\nThis issue also appears in the following locations of the same file:\n\n- line 156\n- lines 300-302\n\nMore prose on 9.";
+        assert_eq!(also_appears(list), [r(156, 156), r(300, 302)]);
+        assert_eq!(also_appears("This issue also appears in `other.ts`."), []);
+    }
 
     fn user(login: &str, id: u64, kind: &str) -> User {
         User {

@@ -47,7 +47,7 @@ pub(crate) fn read_comments_where<P, F>(
             out.readable += 1;
             continue;
         }
-        activity.reviewed(comment.commit_id.as_deref());
+        activity.reviewed(comment.reviewed_commit());
         let Some(anchor) = anchor(comment) else {
             out.malformed
                 .push(format!("review comment #{}: no `path`", comment.id));

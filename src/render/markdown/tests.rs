@@ -43,8 +43,10 @@ fn outcome_of(
     fail_on: FailOn,
 ) -> Outcome {
     let bots_ran = sources.iter().filter(|s| s.coverage.ran()).count().max(1);
+    // The seed's line rule: these findings are built for rendering, not for matching.
     let options = ConsensusOptions {
         bots_ran: Some(bots_ran),
+        matching: crate::consensus::Matching::Seed,
         ..ConsensusOptions::default()
     };
     let findings = synthesize(

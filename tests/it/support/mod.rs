@@ -1,6 +1,7 @@
 //! Shared test set-up: the fake GitHub and clients pointed at it.
 
 pub mod fake;
+pub mod fake_repo;
 
 use std::time::Duration;
 
