@@ -56,7 +56,13 @@ pub async fn list_merged_since(
     let mut pages = Pages::new(gh);
     let mut next = Some(first);
     while let Some(target) = next.take() {
-        pages.enter(&target)?;
+        pages.enter(&target).map_err(|err| match err {
+            GitHubError::Incomplete { endpoint, message } => GitHubError::Incomplete {
+                endpoint,
+                message: format!("{message}; choose a shorter --since"),
+            },
+            other => other,
+        })?;
         let endpoint = endpoint_name(&http::Method::GET, &target);
         let reply = gh.read(&target).await?;
         let Value::Array(items) = gh.json(&reply, &endpoint)? else {

@@ -288,6 +288,17 @@ async fn scores_each_bot_over_the_window_and_a_second_run_reads_only_what_is_new
         "{:?}",
         fake.state().unexpected
     );
+    // Every REST read is one of the routes checked against GitHub's description.
+    for request in requests.iter().filter(|r| !r.ends_with(" /graphql")) {
+        let (method, rest) = request.split_once(' ').expect("METHOD /path");
+        let path = rest.split('?').next().unwrap_or(rest);
+        assert!(
+            review_consensus::github::routes::ALL
+                .iter()
+                .any(|r| r.matches(method, path)),
+            "{request} is no declared route"
+        );
+    }
     // Pages of 2 by last update: [1, 4] [2, 6] [3, 7] [5, 8]; #5 left the window.
     let listing: Vec<&String> = requests.iter().filter(|r| r.contains("/pulls?")).collect();
     assert_eq!(listing.len(), 4, "{listing:?}");
@@ -523,4 +534,46 @@ async fn the_listing_keeps_each_merged_pr_once_and_reports_unreadable_items() {
     );
     assert_eq!(listing.unreadable, ["#9"]);
     assert_eq!(listing.pages, 2, "stopped at the page that left the window");
+}
+
+/// The listing follows pages under the edge's rules: a `Link` back to a page already read
+/// is an incomplete list, not a scorecard of what was read before the loop.
+#[tokio::test]
+async fn a_listing_link_loop_is_an_error() {
+    use review_consensus::github::pulls::list_merged_since;
+    use wiremock::matchers::{method, path};
+    use wiremock::{Mock, MockServer, ResponseTemplate};
+
+    let server = MockServer::start().await;
+    let first = format!(
+        "<{}/repos/acme/shop/pulls?state=closed&sort=updated&direction=desc&per_page=100>; rel=\"next\"",
+        server.uri()
+    );
+    Mock::given(method("GET"))
+        .and(path("/repos/acme/shop/pulls"))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .insert_header("link", first.as_str())
+                .set_body_json(
+                    json!([{"number": 2, "merged_at": ago(1.0), "updated_at": ago(1.0)}]),
+                ),
+        )
+        .mount(&server)
+        .await;
+    let gh = review_consensus::github::GitHub::new(
+        &server.uri(),
+        &format!("{}/graphql", server.uri()),
+        None,
+    )
+    .unwrap();
+    let since = Utc::now() - Duration::days(30);
+    let err = list_merged_since(&gh, "acme", "shop", since)
+        .await
+        .expect_err("a loop");
+    let text = err.to_string();
+    assert!(
+        text.contains("incomplete list") && text.contains("already read"),
+        "{text}"
+    );
+    assert_eq!(server.received_requests().await.unwrap().len(), 1);
 }
