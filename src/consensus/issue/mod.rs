@@ -11,7 +11,9 @@
 //!   (a code-scanning `security` rule, a `style` label) keep findings apart; a category from
 //!   keywords or a weak label is evidence like any other term.
 //! - Linking is an assignment, best evidence first: a cluster holds at most one finding per
-//!   bot, so two issues on one line each pair with their own counterpart.
+//!   bot, so two issues on one line each pair with their own counterpart; and every two
+//!   members of a cluster must be linked at least loosely, so no chain of links joins two
+//!   different issues through a finding that resembles both.
 
 mod concepts;
 mod terms;
@@ -34,6 +36,10 @@ pub const MID_SIMILARITY: f64 = 0.20;
 pub const FAR_SIMILARITY: f64 = 0.25;
 /// Content so alike that it links findings whose lines cannot be compared.
 pub const STRONG_SIMILARITY: f64 = 0.5;
+/// Every two members of a cluster must be linked at least loosely: by the same rule, with
+/// the similarity thresholds scaled by this. One strong link each way cannot chain two
+/// different issues through a finding that resembles both.
+pub const LOOSE_LINK: f64 = 0.75;
 /// A file with more findings than this compares its lineless findings only through shared
 /// identifiers (all pairs would grow quadratically).
 const ALL_PAIRS_LIMIT: usize = 400;
@@ -112,7 +118,7 @@ pub(super) fn assign_clusters(findings: &[NormalizedFinding]) -> Matched {
         pairs.clear();
         candidate_pairs(group, findings, &corpus, &mut pairs);
         for &(a, b) in &pairs {
-            if let Some(edge) = judge(a, b, findings, &corpus, &bots) {
+            if let Some(edge) = judge(a as usize, b as usize, findings, &corpus, &bots, 1.0) {
                 edges.push(edge);
             }
         }
@@ -132,7 +138,22 @@ pub(super) fn assign_clusters(findings: &[NormalizedFinding]) -> Matched {
     let mut sets = Sets::new(&bots);
     let mut reasons: Vec<Vec<MatchReason>> = vec![Vec::new(); findings.len()];
     for edge in &edges {
-        if let Some((root, absorbed)) = sets.union(edge.a as usize, edge.b as usize) {
+        let (a, b) = (edge.a as usize, edge.b as usize);
+        let loosely_linked = |x: usize, y: usize| {
+            (x, y) == (a, b)
+                || (x, y) == (b, a)
+                || judge(x.min(y), x.max(y), findings, &corpus, &bots, LOOSE_LINK).is_some()
+        };
+        let (ra, rb) = (sets.find(a), sets.find(b));
+        if ra == rb
+            || !sets
+                .members_of(ra)
+                .iter()
+                .all(|&x| sets.members_of(rb).iter().all(|&y| loosely_linked(x, y)))
+        {
+            continue;
+        }
+        if let Some((root, absorbed)) = sets.union(a, b) {
             let moved = std::mem::take(&mut reasons[absorbed]);
             reasons[root].extend(moved);
             reasons[root].push(reason(edge, findings, &corpus));
@@ -229,33 +250,35 @@ fn candidate_pairs(
     pairs.dedup();
 }
 
-/// The link between two findings of one file, if the evidence is enough.
+/// The link between two findings of one file, if the evidence is enough; `scale`
+/// multiplies the similarity thresholds (1 for a link, `LOOSE_LINK` for the check that a
+/// cluster's members all belong together).
 fn judge(
-    a: u32,
-    b: u32,
+    a: usize,
+    b: usize,
     findings: &[NormalizedFinding],
     corpus: &Corpus,
     bots: &[u32],
+    scale: f64,
 ) -> Option<Edge> {
-    let (x, y) = (&findings[a as usize], &findings[b as usize]);
-    if bots[a as usize] == bots[b as usize] || native_categories_differ(x, y) {
+    let (x, y) = (&findings[a], &findings[b]);
+    if bots[a] == bots[b] || native_categories_differ(x, y) {
         return None;
     }
     let distance = distance(x, y);
-    let overlap = corpus.overlap(a as usize, b as usize);
+    let overlap = corpus.overlap(a, b);
     let (similarity, code) = (overlap.similarity, overlap.distinctive_code);
+    let at_least = |threshold: f64| similarity >= threshold * scale;
     let rule = match distance {
-        Some(d) if d <= NEAR_LINES => (similarity >= NEAR_SIMILARITY).then_some(Rule::Near),
-        Some(d) if d <= FAR_LINES => {
-            (similarity >= MID_SIMILARITY && code >= 1).then_some(Rule::Mid)
-        }
-        Some(_) => (similarity >= FAR_SIMILARITY && code >= 2).then_some(Rule::Far),
-        None if similarity >= MID_SIMILARITY && code >= 1 => Some(Rule::Unanchored),
-        None => (similarity >= STRONG_SIMILARITY).then_some(Rule::Strong),
+        Some(d) if d <= NEAR_LINES => at_least(NEAR_SIMILARITY).then_some(Rule::Near),
+        Some(d) if d <= FAR_LINES => (at_least(MID_SIMILARITY) && code >= 1).then_some(Rule::Mid),
+        Some(_) => (at_least(FAR_SIMILARITY) && code >= 2).then_some(Rule::Far),
+        None if at_least(MID_SIMILARITY) && code >= 1 => Some(Rule::Unanchored),
+        None => at_least(STRONG_SIMILARITY).then_some(Rule::Strong),
     }?;
     Some(Edge {
-        a,
-        b,
+        a: a as u32,
+        b: b as u32,
         similarity,
         distance,
         rule,
@@ -322,9 +345,12 @@ struct Sets<'a> {
     parent: Vec<usize>,
     /// Each finding's bot.
     bot_of: &'a [u32],
-    /// Per root of a set of several: the bots of its members (a single finding's set is
-    /// its own bot, with no allocation).
+    /// Per root of a set of several: the bots of its members and the members (a single
+    /// finding's set is itself and its own bot, with no allocation).
     bots: Vec<Vec<u32>>,
+    members: Vec<Vec<usize>>,
+    /// `own[i] == i`: the member list of a single finding.
+    own: Vec<usize>,
 }
 
 impl<'a> Sets<'a> {
@@ -333,6 +359,16 @@ impl<'a> Sets<'a> {
             parent: (0..bot_of.len()).collect(),
             bot_of,
             bots: vec![Vec::new(); bot_of.len()],
+            members: vec![Vec::new(); bot_of.len()],
+            own: (0..bot_of.len()).collect(),
+        }
+    }
+
+    fn members_of(&self, root: usize) -> &[usize] {
+        if self.members[root].is_empty() {
+            std::slice::from_ref(&self.own[root])
+        } else {
+            &self.members[root]
         }
     }
 
@@ -368,6 +404,10 @@ impl<'a> Sets<'a> {
         joined.extend_from_slice(self.bots_of(absorbed));
         self.bots[absorbed] = Vec::new();
         self.bots[root] = joined;
+        let mut members = self.members_of(root).to_vec();
+        members.extend_from_slice(self.members_of(absorbed));
+        self.members[absorbed] = Vec::new();
+        self.members[root] = members;
         self.parent[absorbed] = root;
         Some((root, absorbed))
     }

@@ -370,3 +370,41 @@ fn a_flood_on_one_line_is_bounded() {
         "alike findings of different bots still link"
     );
 }
+
+/// A finding that resembles two others does not chain them into one issue: every two
+/// members of a cluster must be linked, at least loosely.
+#[test]
+fn a_finding_between_two_issues_does_not_chain_them() {
+    let findings = [
+        finding(
+            "a",
+            "a",
+            50,
+            "Preserve provenance of `order_ref` lookups",
+            "The lookup trusts whatever it finds, with no provenance check.",
+        ),
+        finding(
+            "b",
+            "b",
+            54,
+            "`order_ref` provenance unchecked, and stale entries never evicted",
+            "Provenance is not checked, and stale entries are never evicted.",
+        ),
+        finding(
+            "c",
+            "c",
+            58,
+            "Stale entries are never evicted",
+            "Entries stay forever: eviction never runs.",
+        ),
+    ];
+    let out = clusters(&findings);
+    assert!(
+        out.iter().any(|c| c.len() == 2),
+        "b joins one of them: {out:?}"
+    );
+    assert!(
+        !out.iter().any(|c| c.contains(&0) && c.contains(&2)),
+        "{out:?}"
+    );
+}
