@@ -4,9 +4,9 @@
 //! a busy shared machine inflates it). Peak RSS is the process's `VmHWM`, reset before each
 //! stage through `/proc/self/clear_refs` (Linux); elsewhere it prints `n/a`.
 //!
-//! `consensus (owned)` is `consensus_owned`, the way `pipeline::analyze` calls it: the
-//! findings move into their clusters; the copy of the input each run needs is made before
-//! the clock starts. `consensus (borrowed)` is `compute_consensus(&[..])`, which has to copy
+//! `consensus (seed)` and `consensus (issue)` are `consensus_owned` with each matching mode,
+//! the way `pipeline::analyze` calls it: the findings move into their clusters; the copy of
+//! the input each run needs is made before the clock starts. `consensus (borrowed)` is `compute_consensus(&[..])`, which has to copy
 //! every finding into its cluster, for comparison; it runs last, on the same input
 //! regenerated, so it does not disturb the other stages' peaks. Synthesis gets a copy of the
 //! clusters, made off the clock.
@@ -16,7 +16,7 @@
 
 use std::time::{Duration, Instant};
 
-use review_consensus::consensus::{compute_consensus, consensus_owned, ConsensusOptions};
+use review_consensus::consensus::{compute_consensus, consensus_owned, ConsensusOptions, Matching};
 use review_consensus::synthesis::{synthesize, SynthesisOptions};
 
 #[path = "../benches/support/synthetic.rs"]
@@ -55,6 +55,7 @@ fn show(stage: &str, n: usize, best: Duration, peak: Option<f64>) {
 fn main() {
     let options = ConsensusOptions {
         bots_ran: Some(synthetic::BOTS.len()),
+        matching: Matching::Seed,
         ..ConsensusOptions::default()
     };
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
@@ -75,15 +76,28 @@ fn main() {
     for n in [1_000, 10_000, 100_000] {
         let findings = synthetic::findings(n);
 
-        reset_peak();
-        let mut best = Duration::MAX;
+        // Seed matching first (its clusters feed synthesis), then issue matching.
         let mut clusters = Vec::new();
-        for _ in 0..RUNS {
-            drop(std::mem::take(&mut clusters));
-            let input = findings.clone();
-            clusters = measure(&mut best, || consensus_owned(input, &options));
+        for matching in [Matching::Seed, Matching::Issue] {
+            let options = ConsensusOptions {
+                matching,
+                ..options.clone()
+            };
+            reset_peak();
+            let mut best = Duration::MAX;
+            let mut out = Vec::new();
+            for _ in 0..RUNS {
+                drop(std::mem::take(&mut out));
+                let input = findings.clone();
+                out = measure(&mut best, || consensus_owned(input, &options));
+            }
+            let stage = format!("consensus ({})", matching.as_str());
+            show(&stage, n, best, peak_rss_mb());
+            println!("                     {} clusters", out.len());
+            if matching == Matching::Seed {
+                clusters = out;
+            }
         }
-        show("consensus (owned)", n, best, peak_rss_mb());
 
         drop(findings);
         let synthesis_options = SynthesisOptions::default();

@@ -8,7 +8,8 @@
 //! Flags:
 //! - `--dir DIR` (required): a saved-API-JSON folder (`pull.json`, `review_comments.json`,
 //!   `reviews.json`, `issue_comments.json`, optional `code_scanning_alerts.json` and
-//!   `review_threads.json`); the repository and PR number come from `pull.json`.
+//!   `review_threads.json`, and the completion signals `reactions.json`, `check_runs.json`,
+//!   `statuses.json`, `head_commit.json`); the repository and PR number come from `pull.json`.
 //! - `--port N` (default 0 = any free port): port on 127.0.0.1.
 //! - `--log FILE`: append `METHOD /path?query` of every request to FILE, one per line.
 //! - `--ghes`: GitHub Enterprise Server layout (REST under `/api/v3`, GraphQL at `/api/graphql`).

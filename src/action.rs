@@ -8,13 +8,16 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
-use crate::api::IssueComment;
-use crate::config::{Config, GitHubEnv, PrTarget};
+use crate::api::{IssueComment, PullRequest};
+use crate::config::{Config, GitHubEnv, HeadLookup, PrTarget};
 use crate::github::checks::{self, CheckRunSpec};
 use crate::github::comment::{self, StickyAction};
+use crate::github::fetch::{fetch_signals, list_all, Cost, SignalCache};
 use crate::github::permissions;
+use crate::github::routes;
 use crate::github::threads::{self, Viewer};
-use crate::github::{fetch_snapshot, retry, GitHub, GitHubError, RetryPolicy};
+use crate::github::wait::{wait_for_bots, SystemClock};
+use crate::github::{fetch_snapshot, retry, GitHub, GitHubError, RetryPolicy, Timeouts};
 use crate::identity::{self, IdentityInput, Prior};
 use crate::model::{ConsensusLevel, Gate, Outcome};
 use crate::pipeline::{self, ExtraSource};
@@ -51,55 +54,64 @@ pub async fn run(request: RunRequest<'_>) -> anyhow::Result<RunResult> {
     let console = Console {
         enabled: env.in_actions,
     };
-    let var = |name: &str| std::env::var(name).ok();
-    let gh = GitHub::new(&env.api_url, &env.graphql_url, config.token.as_ref())?
-        .with_retry(RetryPolicy::from_vars(var))
-        .with_write_spacing(retry::write_spacing_from_vars(var));
+    let gh = github_client(config, env)?;
+
+    if !config.wait_for_bots.is_zero() {
+        wait_step(&gh, config, &target, &console).await;
+    }
 
     console.group(&format!("Fetch {}#{}", target.full_name(), target.number));
-    // Who we are is only needed to find our comment; asked beside the fetch, off the
-    // critical path.
-    let will_comment = !dry_run && config.comment && !read_only(env, &target);
-    let (snapshot, mut viewer) = tokio::join!(fetch_snapshot(&gh, &target), async {
-        if will_comment {
-            Some(threads::viewer(&gh).await)
-        } else {
-            None
+    // Who we are decides which comment is our sticky (to edit, to read the last run's state
+    // from, and to keep away from the adapters); asked beside the fetch, off the critical
+    // path.
+    let (snapshot, viewer) = tokio::join!(fetch_snapshot(&gh, &target), threads::viewer(&gh));
+    let mut snapshot = match snapshot {
+        Ok(snapshot) => snapshot,
+        Err(err) => {
+            // The error is shown outside the folded group.
+            console.endgroup();
+            return Err(anyhow::Error::new(err).context(format!(
+                "cannot read pull request {}#{}",
+                target.full_name(),
+                target.number
+            )));
         }
-    });
-    let snapshot = snapshot.with_context(|| {
-        format!(
-            "cannot read pull request {}#{}",
-            target.full_name(),
-            target.number
-        )
-    })?;
+    };
+    snapshot.viewer = Some(viewer.clone());
     if target.head_sha.as_deref().is_none_or(str::is_empty) {
         target.head_sha = Some(snapshot.head_sha().to_owned());
     }
+    // Reactions, check runs, statuses: only those a configured bot that has not reviewed
+    // the head by its comments signals on.
+    let needs =
+        crate::adapters::needed_surfaces(&snapshot, &config.sources.active_sources(&snapshot));
+    if needs.any() {
+        let head = snapshot.head_sha().to_owned();
+        let mut cost = Cost::default();
+        snapshot.signals = fetch_signals(
+            &gh,
+            &target,
+            &head,
+            needs,
+            &mut SignalCache::default(),
+            &mut cost,
+        )
+        .await;
+        tracing::info!("completion signals read ({} requests)", cost.requests);
+    }
     // The last run's state is in our own comment; who we are decides which one that is.
     let marker = render::markdown::marker(config.comment_header.as_deref());
-    let sticky_like = snapshot.issue_comments.iter().any(|c| {
-        c.body
-            .as_deref()
-            .is_some_and(|b| b.trim_start().starts_with(&marker))
-    });
-    if viewer.is_none() && sticky_like {
-        viewer = Some(threads::viewer(&gh).await);
-    }
-    let identity = identity_input(&gh, &target, &snapshot, &marker, viewer.as_ref()).await;
+    let identity = identity_input(&gh, &target, &snapshot, &marker, &viewer).await;
     console.endgroup();
     if let Some(dir) = &save_dir {
+        // The folder keeps who we were (`viewer.json`), so `render` finds the same sticky.
         crate::local::save_snapshot_dir(&snapshot, dir)
             .with_context(|| format!("cannot save the API JSON to {}", dir.display()))?;
-        if let Some(viewer) = &viewer {
-            crate::local::save_viewer(dir, &viewer.login, viewer.bot)
-                .with_context(|| format!("cannot save the viewer to {}", dir.display()))?;
-        }
     }
 
     console.group("Analyze");
-    let extra = sarif_sources(&config.sarif, crate::adapters::sarif::parse);
+    let mut extra = sarif_sources(&config.sarif, crate::adapters::sarif::parse);
+    extra.extend(crate::local::thread_state_problems(&snapshot));
     let code_scanning = pipeline::code_scanning_sources(&extra);
     let outcome = pipeline::analyze(
         Some(&snapshot),
@@ -129,7 +141,7 @@ pub async fn run(request: RunRequest<'_>) -> anyhow::Result<RunResult> {
         let written = Written {
             markdown: &markdown,
             known: &snapshot.issue_comments,
-            viewer: viewer.as_ref(),
+            viewer: &viewer,
         };
         publish(&gh, config, env, &target, &outcome, written).await
     };
@@ -171,18 +183,115 @@ pub async fn run(request: RunRequest<'_>) -> anyhow::Result<RunResult> {
     })
 }
 
-/// What the identity stage needs from GitHub: the state in our own sticky comment (none when
-/// we do not know who we are), the permissions of the commenters who sent commands (looked
-/// up unless the state cached them today), and today's date.
+/// The open PR whose head is `lookup.head_sha` (a `workflow_run` after a fork's PR run):
+/// one listing of the open PRs with that head (`owner:branch`, which GitHub matches for a
+/// fork's branch too; the commit-to-PR endpoint only knows commits of this repository), or
+/// of every open PR when the payload does not name the head. `None`: no such PR.
+pub async fn find_pull(
+    config: &Config,
+    env: &GitHubEnv,
+    lookup: &HeadLookup,
+) -> anyhow::Result<Option<PrTarget>> {
+    let gh = github_client(config, env)?;
+    let mut path = format!(
+        "{}?state=open&per_page=100",
+        routes::PULLS.fill(&[&lookup.owner, &lookup.repo])
+    );
+    if let Some(head) = &lookup.head {
+        path.push_str("&head=");
+        path.push_str(&query_value(head));
+    }
+    let items = list_all(&gh, &path).await.with_context(|| {
+        format!(
+            "cannot look up the pull request of commit {}",
+            lookup.head_sha
+        )
+    })?;
+    let (pulls, _) = crate::api::parse_list::<PullRequest>("pulls", items);
+    Ok(pulls
+        .into_iter()
+        .find(|pull| pull.head.sha == lookup.head_sha && pull.number > 0)
+        .map(|pull| PrTarget {
+            owner: lookup.owner.clone(),
+            repo: lookup.repo.clone(),
+            number: pull.number,
+            head_sha: Some(pull.head.sha),
+            // `workflow_run` runs with this repository's own token.
+            from_fork: false,
+        }))
+}
+
+/// A query value, percent-encoded (a branch name may hold `&`, `#`, `+`, spaces...).
+fn query_value(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for byte in text.bytes() {
+        match byte {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b':' | b'/' => {
+                out.push(byte as char)
+            }
+            _ => out.push_str(&format!("%{byte:02X}")),
+        }
+    }
+    out
+}
+
+/// Longest wait log line (who is pending, with each bot's signal).
+const MAX_LOG_LINE: usize = 2000;
+
+/// `wait-for-bots`: poll until the configured bots are done for the head commit, logging who
+/// is pending. A failed poll or the budget running out is a warning: the fetch after it
+/// decides on what is there.
+async fn wait_step(gh: &GitHub, config: &Config, target: &PrTarget, console: &Console) {
+    let budget = config.wait_for_bots;
+    console.group(&format!(
+        "Wait up to {}s for the bots to finish the head commit",
+        budget.as_secs()
+    ));
+    let waited = wait_for_bots(gh, target, &config.sources, budget, &SystemClock, |line| {
+        // Check-run names and statuses are a server's text: one escaped line each.
+        let line = render::escape::one_line(line, MAX_LOG_LINE);
+        console.line(&line);
+        if !console.enabled {
+            tracing::info!("{line}");
+        }
+    })
+    .await;
+    console.endgroup();
+    match waited {
+        Ok(waited) if waited.timed_out => console.warning(&format!(
+            "wait-for-bots: {}s passed, deciding without {}",
+            budget.as_secs(),
+            if waited.pending.is_empty() {
+                "a quiet minute after the last bot activity".to_owned()
+            } else {
+                crate::wait::describe(&waited.pending)
+            }
+        )),
+        Ok(waited) => {
+            let requests: usize = waited.costs.iter().map(|c| c.requests).sum();
+            let not_modified: usize = waited.costs.iter().map(|c| c.not_modified).sum();
+            tracing::info!(
+                "waited {}s over {} polls: {requests} requests, {not_modified} of them 304",
+                waited.waited.as_secs(),
+                waited.polls
+            );
+        }
+        Err(err) => console.warning(&format!("wait-for-bots stopped: {err}")),
+    }
+}
+
+/// What the identity stage needs from GitHub: the state in our own sticky comment (the
+/// oldest with the marker on its first line by `viewer`), the permissions of the commenters
+/// who sent commands (looked up unless the state cached them today), and today's date.
 async fn identity_input(
     gh: &GitHub,
     target: &PrTarget,
     snapshot: &crate::api::PrSnapshot,
     marker: &str,
-    viewer: Option<&Viewer>,
+    viewer: &Viewer,
 ) -> IdentityInput {
     let today = chrono::Utc::now().date_naive();
-    let ours = viewer.and_then(|v| comment::find_ours(&snapshot.issue_comments, marker, v));
+    let ours = comment::find_ours(&snapshot.issue_comments, marker, viewer);
     let prior = Prior::read(ours.and_then(|c| c.body.as_deref()));
     if let Some(note) = &prior.note {
         tracing::warn!("{note}");
@@ -209,8 +318,25 @@ struct Published {
     warnings: Vec<String>,
 }
 
-const READ_ONLY: &str = "the token cannot write to this pull request (a fork PR or missing \
-    `pull-requests: write`); the report is in the job summary and the gate still applies";
+const READ_ONLY: &str = "the token cannot write to this pull request (a fork PR, missing \
+    `pull-requests: write`, or a personal access token without that permission); the report \
+    is in the job summary and the gate still applies";
+
+const RATE_LIMITED: &str = "GitHub's rate limit still refused the write after waiting as it \
+    asked; the report is in the job summary and the gate still applies";
+
+/// The client for one run: retries, write spacing and deadlines from the environment. The
+/// run's deadline is counted after `wait-for-bots`: the wait's budget comes on top of it.
+pub fn github_client(config: &Config, env: &GitHubEnv) -> Result<GitHub, GitHubError> {
+    let var = |name: &str| std::env::var(name).ok();
+    let timeouts = Timeouts::from_vars(var).after_waiting(config.wait_for_bots);
+    Ok(
+        GitHub::new(&env.api_url, &env.graphql_url, config.token.as_ref())?
+            .with_retry(RetryPolicy::from_vars(var))
+            .with_write_spacing(retry::write_spacing_from_vars(var))
+            .with_timeouts(timeouts),
+    )
+}
 
 /// The token cannot write: a fork PR outside `pull_request_target`.
 fn read_only(env: &GitHubEnv, target: &PrTarget) -> bool {
@@ -221,13 +347,14 @@ fn read_only(env: &GitHubEnv, target: &PrTarget) -> bool {
 struct Written<'a> {
     markdown: &'a str,
     known: &'a [IssueComment],
-    viewer: Option<&'a Viewer>,
+    viewer: &'a Viewer,
 }
 
 /// The sticky comment and the check run: what was published, and the error that stopped
-/// it, if any. A read-only token (GitHub's "Resource not accessible by integration" 403, or
-/// a 404 on a write) or a missing `checks: write` is a warning; any other failure, another
-/// 403 such as a secondary rate limit included, is an error naming its endpoint.
+/// it, if any. A read-only token (one of GitHub's 403 wordings for it, or a 404 on a
+/// write), a missing `checks: write`, or a rate limit that still refuses the write after
+/// the waits GitHub asked for, is a warning (the report is in the job summary, the gate
+/// still decides the exit code); any other failure is an error naming its endpoint.
 async fn publish(
     gh: &GitHub,
     config: &Config,
@@ -245,17 +372,13 @@ async fn publish(
     }
     if config.comment {
         let marker = render::markdown::marker(config.comment_header.as_deref());
-        let viewer = match written.viewer {
-            Some(viewer) => viewer.clone(),
-            None => threads::viewer(gh).await,
-        };
         let upsert = comment::upsert_sticky_as(
             gh,
             target,
             &marker,
             written.markdown,
             Some(written.known),
-            &viewer,
+            written.viewer,
         );
         match upsert.await {
             Ok(sticky) => {
@@ -272,6 +395,9 @@ async fn publish(
             Err(err) if err.is_read_only() => {
                 published.warnings.push(format!("{err}: {READ_ONLY}"))
             }
+            Err(err) if err.is_rate_limited() => published.warnings.push(format!(
+                "cannot write the sticky comment: {err}: {RATE_LIMITED}"
+            )),
             Err(err) => {
                 let err = anyhow::Error::new(err).context("cannot write the sticky comment");
                 return (published, Some(err));
@@ -282,8 +408,11 @@ async fn publish(
         match check_run(gh, target, name, outcome, written.markdown).await {
             Ok(()) => {}
             Err(err) if err.is_read_only() => published.warnings.push(format!(
-                "{err}: cannot create the check run `{name}` (needs `checks: write`); \
-                 the job's exit code is still the gate"
+                "{err}: cannot create the check run `{name}` (needs `checks: write` and \
+                 GitHub Actions' token or an app's); the job's exit code is still the gate"
+            )),
+            Err(err) if err.is_rate_limited() => published.warnings.push(format!(
+                "cannot create the check run `{name}`: {err}: {RATE_LIMITED}"
             )),
             Err(err) => {
                 let err = anyhow::Error::new(err).context("cannot create the check run");
@@ -337,7 +466,8 @@ fn write_files(
     published: &Published,
 ) -> anyhow::Result<()> {
     if let Some(path) = &env.step_summary_path {
-        outputs::append_step_summary(path, markdown)
+        let summary = with_warnings(markdown, &published.warnings);
+        outputs::append_step_summary(path, &summary)
             .with_context(|| format!("cannot write the job summary {}", path.display()))?;
     }
     outputs::write_report(&config.report_path, &render::render_report(outcome)).with_context(
@@ -355,6 +485,22 @@ fn write_files(
             .with_context(|| format!("cannot write the step outputs {}", path.display()))?;
     }
     Ok(())
+}
+
+/// The job summary: what could not be published, then the comment's markdown.
+fn with_warnings(markdown: &str, warnings: &[String]) -> String {
+    if warnings.is_empty() {
+        return markdown.to_owned();
+    }
+    let mut text = String::new();
+    for warning in warnings {
+        text.push_str("> ⚠️ ");
+        text.push_str(&render::escape::escape_inline(warning));
+        text.push('\n');
+    }
+    text.push('\n');
+    text.push_str(markdown);
+    text
 }
 
 fn output_values(
@@ -395,6 +541,7 @@ fn output_values(
         ("report", report.display().to_string()),
         ("acknowledged", outcome.acknowledged().count().to_string()),
         ("new", outcome.new_findings().count().to_string()),
+        ("not-reviewed", outcome.not_reviewed.join(",")),
     ]
 }
 
@@ -524,7 +671,8 @@ mod tests {
                 "comment-url",
                 "report",
                 "acknowledged",
-                "new"
+                "new",
+                "not-reviewed"
             ]
         );
         assert!(values.contains(&("comment-id", "7".to_owned())));

@@ -22,6 +22,13 @@ const DEMO: SnapshotTexts<'static> = SnapshotTexts {
     issue_comments: fixture!("issue_comments.json"),
     code_scanning_alerts: Some(fixture!("code_scanning_alerts.json")),
     review_threads: None,
+    signals: crate::local::SignalTexts {
+        reactions: None,
+        check_runs: None,
+        statuses: None,
+        head_commit: None,
+    },
+    viewer: None,
 };
 
 /// The bundled PR, parsed like a saved-API-JSON folder.
@@ -75,11 +82,27 @@ pub fn verdict(outcome: &Outcome) -> String {
         .ok()
         .and_then(|v| v.as_str().map(str::to_owned))
         .unwrap_or_default();
-    format!(
+    let mut line = format!(
         "gate: {} — {} (fail-on: {fail_on})",
         outcome.gate.as_str(),
         counts.join(", ")
-    )
+    );
+    if let Some(floor) = outcome.fail_on_severity {
+        let severe = crate::gate::severity_blocking(&outcome.findings, Some(floor));
+        let found = if severe.is_empty() {
+            "no finding".to_owned()
+        } else {
+            render::markdown::severity_phrase(&severe)
+        };
+        line.push_str(&format!("; {found} (fail-on-severity: {floor})"));
+    }
+    if !outcome.not_reviewed.is_empty() {
+        line.push_str(&format!(
+            "; not reviewed: {}",
+            outcome.not_reviewed.join(", ")
+        ));
+    }
+    line
 }
 
 #[cfg(test)]

@@ -20,4 +20,6 @@ pub mod model;
 pub mod pipeline;
 pub mod publish;
 pub mod render;
+pub mod stats;
 pub mod synthesis;
+pub mod wait;

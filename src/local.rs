@@ -10,11 +10,13 @@ use serde::de::IgnoredAny;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use crate::api::{self, CodeScanning, PrSnapshot, PullRequest, RepoRef, Unreadable};
+use crate::api::{
+    self, CodeScanning, PrSnapshot, PullRequest, RepoRef, Signals, Surface, Unreadable, Viewer,
+    CODE_SCANNING_SURFACE, REVIEW_THREADS_SURFACE,
+};
 use crate::github::comment::find_ours;
-use crate::github::threads::Viewer;
 use crate::identity::{IdentityInput, Prior};
-use crate::model::{NormalizedFinding, SourceState};
+use crate::model::{Coverage, NormalizedFinding, SourceState, SourceStatus};
 use crate::pipeline::ExtraSource;
 
 pub const PULL: &str = "pull.json";
@@ -23,6 +25,10 @@ pub const REVIEWS: &str = "reviews.json";
 pub const ISSUE_COMMENTS: &str = "issue_comments.json";
 pub const CODE_SCANNING_ALERTS: &str = "code_scanning_alerts.json";
 pub const REVIEW_THREADS: &str = "review_threads.json";
+pub const REACTIONS: &str = "reactions.json";
+pub const CHECK_RUNS: &str = "check_runs.json";
+pub const STATUSES: &str = "statuses.json";
+pub const HEAD_COMMIT: &str = "head_commit.json";
 /// Who the saving run was (`{"login", "type"}`): whose sticky comment is "ours" offline.
 pub const VIEWER: &str = "viewer.json";
 
@@ -36,10 +42,29 @@ pub struct SnapshotTexts<'a> {
     pub issue_comments: &'a str,
     pub code_scanning_alerts: Option<&'a str>,
     pub review_threads: Option<&'a str>,
+    /// The completion-signal surfaces (docs/adapters.md), each optional.
+    pub signals: SignalTexts<'a>,
+    /// `viewer.json`: who the saving run was (`PrSnapshot::viewer`).
+    pub viewer: Option<&'a str>,
 }
 
-/// Parse a saved PR. A bad element of a list is kept as `Unreadable`, not fatal; a file
-/// that is not JSON (or not the right kind of JSON) is an error naming it.
+/// `reactions.json` (the PR's reactions), `check_runs.json` (the head's check runs: the
+/// endpoint's object or its `check_runs` array), `statuses.json` (the head's statuses,
+/// newest first) and `head_commit.json` (the head commit: `git/commits/{sha}` or its
+/// `pulls/{n}/commits` element, for its committer date).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SignalTexts<'a> {
+    pub reactions: Option<&'a str>,
+    pub check_runs: Option<&'a str>,
+    pub statuses: Option<&'a str>,
+    pub head_commit: Option<&'a str>,
+}
+
+/// Parse a saved PR. A bad element of a list is kept as `Unreadable`, not fatal; so is a bad
+/// thread node, and an optional file (`code_scanning_alerts.json`, `review_threads.json`)
+/// that cannot be read at all: that source is then reported as malformed, the rest goes on.
+/// A required file that is not JSON (or not the right kind of JSON) is an error naming it:
+/// without it the PR is only partly known, and a partial read never decides the gate.
 pub fn snapshot_from_texts(texts: &SnapshotTexts<'_>) -> anyhow::Result<PrSnapshot> {
     let pull_value = json(PULL, texts.pull)?;
     if !pull_value.is_object() {
@@ -51,19 +76,42 @@ pub fn snapshot_from_texts(texts: &SnapshotTexts<'_>) -> anyhow::Result<PrSnapsh
     let review_comments = list(REVIEW_COMMENTS, texts.review_comments, &mut unreadable)?;
     let reviews = list(REVIEWS, texts.reviews, &mut unreadable)?;
     let issue_comments = list(ISSUE_COMMENTS, texts.issue_comments, &mut unreadable)?;
+    let broken = |surface: &str, error: anyhow::Error| Unreadable {
+        surface: surface.to_owned(),
+        id: None,
+        login: None,
+        reason: crate::render::escape::one_line(&format!("{error:#}"), 300),
+    };
     let code_scanning = match texts.code_scanning_alerts {
-        Some(text) => CodeScanning::Alerts(list(CODE_SCANNING_ALERTS, text, &mut unreadable)?),
+        Some(text) => match list(CODE_SCANNING_ALERTS, text, &mut unreadable) {
+            Ok(alerts) => CodeScanning::Alerts(alerts),
+            Err(error) => {
+                let lost = broken(CODE_SCANNING_SURFACE, error);
+                tracing::warn!("{}; code scanning is reported as malformed", lost.reason);
+                unreadable.push(lost);
+                CodeScanning::Unavailable(format!("{CODE_SCANNING_ALERTS} is unreadable"))
+            }
+        },
         None => CodeScanning::Unavailable("not in the saved folder".to_owned()),
     };
-    let review_threads = texts
-        .review_threads
-        .map(|text| {
-            let value = json(REVIEW_THREADS, text)?;
-            api::threads_from_json(&value).ok_or_else(|| {
-                anyhow!("{REVIEW_THREADS}: expected GraphQL reviewThreads nodes (the whole response or the `nodes` array)")
-            })
-        })
-        .transpose()?;
+    let review_threads = match texts.review_threads.map(threads_from_text) {
+        None => None,
+        Some(Ok((threads, bad))) => {
+            unreadable.extend(bad);
+            Some(threads)
+        }
+        Some(Err(error)) => {
+            let lost = broken(REVIEW_THREADS_SURFACE, error);
+            tracing::warn!(
+                "{}; thread state unknown: every comment counts",
+                lost.reason
+            );
+            unreadable.push(lost);
+            None
+        }
+    };
+    let signals = signals_from_texts(&texts.signals, &mut unreadable);
+    let viewer = texts.viewer.map(viewer_from_text).transpose()?;
     let repository = pull
         .base
         .repo
@@ -79,7 +127,98 @@ pub fn snapshot_from_texts(texts: &SnapshotTexts<'_>) -> anyhow::Result<PrSnapsh
         code_scanning,
         review_threads,
         unreadable,
+        signals,
+        viewer,
     })
+}
+
+fn threads_from_text(text: &str) -> anyhow::Result<(Vec<api::ReviewThread>, Vec<Unreadable>)> {
+    let value = json(REVIEW_THREADS, text)?;
+    api::parse_threads(&value).map_err(|message| anyhow!("{REVIEW_THREADS}: {message}"))
+}
+
+/// Review-thread state that could not be read (nodes GitHub could not give, a broken
+/// `review_threads.json`, a failed query) as a source of its own, so the comment and the
+/// report say it: without it, resolved and outdated comments are counted like the others.
+pub fn thread_state_problems(snapshot: &PrSnapshot) -> Option<ExtraSource> {
+    let lost: Vec<&Unreadable> = snapshot
+        .unreadable
+        .iter()
+        .filter(|u| u.surface == REVIEW_THREADS_SURFACE)
+        .collect();
+    if lost.is_empty() {
+        return None;
+    }
+    let mut notes = vec![
+        "resolved / outdated state unknown for the comments concerned: they are counted".to_owned(),
+    ];
+    notes.extend(lost.iter().map(|u| u.reason.clone()));
+    let status = SourceStatus {
+        bot: "review threads".to_owned(),
+        status: SourceState::Malformed,
+        coverage: Coverage::Absent,
+        coverage_signal: String::new(),
+        findings: 0,
+        skipped: lost.len(),
+        notes,
+    };
+    Some(ExtraSource {
+        status,
+        findings: Vec::new(),
+        tool_verified: false,
+    })
+}
+
+/// The completion-signal files, each optional. One that cannot be read at all is a surface
+/// not read, with the reason (as when the run could not fetch it): the bots that signal
+/// there say so in their notes, the rest goes on.
+fn signals_from_texts(texts: &SignalTexts<'_>, unreadable: &mut Vec<Unreadable>) -> Signals {
+    fn surface<T>(file: &str, read: Option<anyhow::Result<Vec<T>>>) -> Surface<T> {
+        match read {
+            Some(Ok(items)) => Surface::Read(items),
+            Some(Err(error)) => {
+                let reason = crate::render::escape::one_line(&format!("{error:#}"), 300);
+                tracing::warn!("{reason}; {file} is taken as not read");
+                Surface::Unread(reason)
+            }
+            // Absent: not fetched (no configured bot needed it), as when the run saved it.
+            None => Surface::default(),
+        }
+    }
+    // The check-runs endpoint answers an object; a saved folder may keep it whole.
+    let check_runs = texts.check_runs.map(|text| match json(CHECK_RUNS, text)? {
+        Value::Object(mut object) => {
+            let runs = object.remove("check_runs").unwrap_or(Value::Null);
+            list(CHECK_RUNS, &runs.to_string(), unreadable)
+        }
+        _ => list(CHECK_RUNS, text, unreadable),
+    });
+    let check_runs = surface(CHECK_RUNS, check_runs);
+    let head_committed_at = match texts.head_commit.map(|text| json(HEAD_COMMIT, text)) {
+        Some(Ok(commit)) => commit
+            .pointer("/committer/date")
+            .or_else(|| commit.pointer("/commit/committer/date"))
+            .and_then(Value::as_str)
+            .map(str::to_owned),
+        Some(Err(error)) => {
+            tracing::warn!(
+                "{}; the head commit's date is unknown, reactions count for it",
+                crate::render::escape::one_line(&format!("{error:#}"), 300)
+            );
+            None
+        }
+        None => None,
+    };
+    let reactions = texts
+        .reactions
+        .map(|text| list(REACTIONS, text, unreadable));
+    let statuses = texts.statuses.map(|text| list(STATUSES, text, unreadable));
+    Signals {
+        reactions: surface(REACTIONS, reactions),
+        check_runs,
+        statuses: surface(STATUSES, statuses),
+        head_committed_at,
+    }
 }
 
 fn json(file: &str, text: &str) -> anyhow::Result<Value> {
@@ -122,6 +261,9 @@ pub fn load_snapshot_dir(dir: &Path) -> anyhow::Result<PrSnapshot> {
         read(ISSUE_COMMENTS)?,
     );
     let (alerts, threads) = (optional(CODE_SCANNING_ALERTS)?, optional(REVIEW_THREADS)?);
+    let (reactions, check_runs) = (optional(REACTIONS)?, optional(CHECK_RUNS)?);
+    let (statuses, head_commit) = (optional(STATUSES)?, optional(HEAD_COMMIT)?);
+    let viewer = optional(VIEWER)?;
     snapshot_from_texts(&SnapshotTexts {
         pull: &pull,
         review_comments: &review_comments,
@@ -129,6 +271,13 @@ pub fn load_snapshot_dir(dir: &Path) -> anyhow::Result<PrSnapshot> {
         issue_comments: &issue_comments,
         code_scanning_alerts: alerts.as_deref(),
         review_threads: threads.as_deref(),
+        signals: SignalTexts {
+            reactions: reactions.as_deref(),
+            check_runs: check_runs.as_deref(),
+            statuses: statuses.as_deref(),
+            head_commit: head_commit.as_deref(),
+        },
+        viewer: viewer.as_deref(),
     })
     .with_context(|| format!("saved-API-JSON folder {}", dir.display()))
 }
@@ -167,28 +316,36 @@ pub fn save_snapshot_dir(snapshot: &PrSnapshot, dir: &Path) -> anyhow::Result<()
     if let Some(threads) = &snapshot.review_threads {
         write(REVIEW_THREADS, serde_json::to_string_pretty(threads))?;
     }
+    let signals = &snapshot.signals;
+    if let Surface::Read(reactions) = &signals.reactions {
+        write(REACTIONS, serde_json::to_string_pretty(reactions))?;
+    }
+    if let Surface::Read(runs) = &signals.check_runs {
+        write(CHECK_RUNS, serde_json::to_string_pretty(runs))?;
+    }
+    if let Surface::Read(statuses) = &signals.statuses {
+        write(STATUSES, serde_json::to_string_pretty(statuses))?;
+    }
+    if let Some(date) = &signals.head_committed_at {
+        let commit = serde_json::json!({"sha": snapshot.head_sha(), "committer": {"date": date}});
+        write(HEAD_COMMIT, serde_json::to_string_pretty(&commit))?;
+    }
+    if let Some(viewer) = &snapshot.viewer {
+        write(VIEWER, Ok(viewer_json(viewer).to_string()))?;
+    }
     Ok(())
 }
 
-/// Record the token's identity beside a saved folder, so that `render` knows which sticky
-/// comment was ours.
-pub fn save_viewer(dir: &Path, login: &str, bot: bool) -> anyhow::Result<()> {
-    let value = serde_json::json!({"login": login, "type": if bot { "Bot" } else { "User" }});
-    let path = dir.join(VIEWER);
-    fs::write(&path, format!("{value}\n"))
-        .with_context(|| format!("cannot write {}", path.display()))
+/// `viewer.json` as written: `{"login", "type": "Bot" | "User"}`.
+fn viewer_json(viewer: &Viewer) -> Value {
+    let kind = if viewer.bot { "Bot" } else { "User" };
+    serde_json::json!({"login": viewer.login, "type": kind})
 }
 
-/// The identity a saved folder was fetched with: `(login, is_bot)`, `None` when the folder
-/// does not say (an error when it says so unreadably).
-pub fn load_viewer(dir: &Path) -> anyhow::Result<Option<(String, bool)>> {
-    let path = dir.join(VIEWER);
-    if !path.exists() {
-        return Ok(None);
-    }
-    let text =
-        fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
-    let value = json(VIEWER, &text)?;
+/// Who a saved folder was fetched as. A `viewer.json` that does not say is an error: which
+/// comment is ours (and whose state block is trusted) is not guessed.
+fn viewer_from_text(text: &str) -> anyhow::Result<Viewer> {
+    let value = json(VIEWER, text)?;
     let login = value
         .get("login")
         .and_then(Value::as_str)
@@ -196,32 +353,32 @@ pub fn load_viewer(dir: &Path) -> anyhow::Result<Option<(String, bool)>> {
         .ok_or_else(|| {
             anyhow!("{VIEWER}: expected {{\"login\": ..., \"type\": \"Bot\" or \"User\"}}")
         })?;
-    let bot = value.get("type").and_then(Value::as_str) == Some("Bot") || login.ends_with("[bot]");
-    Ok(Some((login.to_owned(), bot)))
+    Ok(Viewer::from_graphql(
+        login,
+        value.get("type").and_then(Value::as_str),
+    ))
 }
 
 /// The identity stage's input for `render`: the state block of the sticky comment that was
-/// ours in the saved folder (the oldest with the marker on its first line by the identity in
-/// `viewer.json`, else by `github-actions[bot]`, the Actions token's), no permission lookups
-/// (only the state's cache answers), and `today`.
+/// ours in the saved folder (the oldest with the marker on its first line by the identity the
+/// folder records in `viewer.json`, else by `github-actions[bot]`, the Actions token's: a
+/// state block is trusted only from a known identity), no permission lookups (only the
+/// state's cache answers), and `today`.
 pub fn offline_identity(
-    inputs: &[PathBuf],
     snapshot: Option<&PrSnapshot>,
     marker: &str,
     today: chrono::NaiveDate,
-) -> anyhow::Result<IdentityInput> {
-    let saved = match inputs.iter().find(|p| p.is_dir()) {
-        Some(dir) => load_viewer(dir)?,
-        None => None,
-    };
-    let viewer = saved.map_or_else(Viewer::actions, |(login, bot)| Viewer { login, bot });
-    let ours = snapshot.and_then(|s| find_ours(&s.issue_comments, marker, &viewer));
-    Ok(IdentityInput {
+) -> IdentityInput {
+    let ours = snapshot.and_then(|s| {
+        let viewer = s.viewer.clone().unwrap_or_else(Viewer::actions);
+        find_ours(&s.issue_comments, marker, &viewer)
+    });
+    IdentityInput {
         prior: Prior::read(ours.and_then(|c| c.body.as_deref())),
         permissions: Default::default(),
         today: Some(today),
         offline: true,
-    })
+    }
 }
 
 /// One `render` INPUT, read.
@@ -306,10 +463,17 @@ pub fn load_inputs(paths: &[PathBuf]) -> anyhow::Result<(Option<PrSnapshot>, Vec
                 "{}: only one saved-API-JSON folder per run (a run is about one PR)",
                 path.display()
             ),
-            Ok(LocalInput::Snapshot(s)) => snapshot = Some(*s),
+            Ok(LocalInput::Snapshot(s)) => {
+                extra.extend(thread_state_problems(&s));
+                snapshot = Some(*s);
+            }
             Ok(LocalInput::Sources(sources)) => extra.extend(sources),
             Err(error) if path.is_file() => {
-                tracing::warn!("skipping {}: {error:#}", path.display());
+                tracing::warn!(
+                    "skipping {}: {}",
+                    path.display(),
+                    crate::render::escape::one_line(&format!("{error:#}"), 500)
+                );
                 extra.push(ExtraSource::malformed(
                     path.display().to_string(),
                     format!("{error:#}"),
@@ -328,19 +492,21 @@ pub fn load_inputs(paths: &[PathBuf]) -> anyhow::Result<(Option<PrSnapshot>, Vec
 /// Normalised findings, one source per bot in order of first appearance. A bad element is
 /// an error naming it: this file is written by a tool, not a bot, so it should be exact.
 pub fn findings_sources(name: &str, items: Vec<&RawValue>) -> anyhow::Result<Vec<ExtraSource>> {
-    let mut by_bot: Vec<(String, Vec<NormalizedFinding>)> = Vec::new();
+    // One source per run of consecutive findings of a bot, so that the file's order
+    // reaches the engine; `analyze` counts each bot once.
+    let mut runs: Vec<(String, Vec<NormalizedFinding>)> = Vec::new();
     for (index, item) in items.into_iter().enumerate() {
         let finding: NormalizedFinding = serde_json::from_str(item.get())
             .with_context(|| format!("{name}: element {index} is not a normalised finding"))?;
         if finding.bot.trim().is_empty() {
             bail!("{name}: element {index} has an empty `bot`");
         }
-        match by_bot.iter_mut().find(|(bot, _)| *bot == finding.bot) {
-            Some((_, list)) => list.push(finding),
-            None => by_bot.push((finding.bot.clone(), vec![finding])),
+        match runs.last_mut() {
+            Some((bot, list)) if *bot == finding.bot => list.push(finding),
+            _ => runs.push((finding.bot.clone(), vec![finding])),
         }
     }
-    Ok(by_bot
+    Ok(runs
         .into_iter()
         .map(|(bot, findings)| ExtraSource::ok(bot, findings))
         .collect())
@@ -356,21 +522,26 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_viewer_is_saved_beside_the_folder_and_read_back() {
+    fn the_viewer_is_saved_with_the_folder_and_read_back() {
         let dir = tempfile::tempdir().expect("tempdir");
-        assert_eq!(load_viewer(dir.path()).expect("none is fine"), None);
-        save_viewer(dir.path(), "octo-app[bot]", true).expect("saved");
+        let mut snapshot = load_snapshot_dir(&fixture("pr-101-three-bots")).expect("loads");
+        assert_eq!(snapshot.viewer, None, "the fixture does not say");
+        for viewer in [
+            Viewer::from_graphql("octo-app", Some("Bot")),
+            Viewer::from_graphql("alice", Some("User")),
+        ] {
+            snapshot.viewer = Some(viewer.clone());
+            save_snapshot_dir(&snapshot, dir.path()).expect("saved");
+            let back = load_snapshot_dir(dir.path()).expect("read");
+            assert_eq!(back.viewer, Some(viewer));
+        }
+        let text = fs::read_to_string(dir.path().join(VIEWER)).expect("written");
         assert_eq!(
-            load_viewer(dir.path()).expect("read"),
-            Some(("octo-app[bot]".to_owned(), true))
-        );
-        save_viewer(dir.path(), "alice", false).expect("saved");
-        assert_eq!(
-            load_viewer(dir.path()).expect("read"),
-            Some(("alice".to_owned(), false))
+            serde_json::from_str::<Value>(&text).expect("JSON"),
+            serde_json::json!({"login": "alice", "type": "User"})
         );
         fs::write(dir.path().join(VIEWER), "{\"type\": \"User\"}").expect("written");
-        let err = load_viewer(dir.path()).unwrap_err().to_string();
+        let err = format!("{:#}", load_snapshot_dir(dir.path()).unwrap_err());
         assert!(err.contains("viewer.json"), "{err}");
     }
 
@@ -468,16 +639,99 @@ mod tests {
         assert!(e.to_string().contains(REVIEW_COMMENTS), "{e}");
         let e = snapshot_from_texts(&texts("[1,")).expect_err("truncated");
         assert!(e.to_string().contains(REVIEW_COMMENTS), "{e}");
-        let bad_threads = SnapshotTexts {
-            review_threads: Some(r#"{"x": 1}"#),
+        let e = snapshot_from_texts(&SnapshotTexts {
+            reviews: "nope",
             ..texts("[]")
-        };
-        let e = snapshot_from_texts(&bad_threads).expect_err("threads");
-        assert!(e.to_string().contains(REVIEW_THREADS), "{e}");
+        })
+        .expect_err("a required file");
+        assert!(e.to_string().contains(REVIEWS), "{e}");
     }
 
     #[test]
-    fn normalised_findings_group_per_bot_in_order() {
+    fn a_broken_optional_file_is_reported_and_the_rest_goes_on() {
+        let comments = r#"[{"id": 1, "body": "ok", "path": "a.rs"}]"#;
+        for (threads, alerts) in [
+            (Some(r#"{"x": 1}"#), None),
+            (Some("[1,"), None),
+            (None, Some("{ not json")),
+            (None, Some(r#"{"an": "object"}"#)),
+        ] {
+            let snapshot = snapshot_from_texts(&SnapshotTexts {
+                review_threads: threads,
+                code_scanning_alerts: alerts,
+                ..texts(comments)
+            })
+            .expect("the folder is still read");
+            assert_eq!(snapshot.review_comments.len(), 1);
+            assert_eq!(snapshot.unreadable.len(), 1, "{:?}", snapshot.unreadable);
+            let named = if threads.is_some() {
+                REVIEW_THREADS
+            } else {
+                CODE_SCANNING_ALERTS
+            };
+            assert!(
+                snapshot.unreadable[0].reason.contains(named),
+                "{:?}",
+                snapshot.unreadable
+            );
+            if threads.is_some() {
+                assert_eq!(snapshot.review_threads, None);
+                let source = thread_state_problems(&snapshot).expect("reported");
+                assert_eq!(source.status.status, SourceState::Malformed);
+                assert_eq!(source.status.bot, "review threads");
+            } else {
+                assert_eq!(snapshot.unreadable[0].surface, CODE_SCANNING_SURFACE);
+                assert!(matches!(
+                    snapshot.code_scanning,
+                    CodeScanning::Unavailable(_)
+                ));
+            }
+        }
+    }
+
+    #[test]
+    fn a_broken_signal_file_is_a_surface_not_read_with_its_reason() {
+        let snapshot = snapshot_from_texts(&SnapshotTexts {
+            signals: SignalTexts {
+                reactions: Some("{ truncated"),
+                check_runs: Some(r#"{"total_count": 1, "check_runs": 7}"#),
+                statuses: Some(r#"[{"id": 3, "state": "success", "context": "ci"}]"#),
+                head_commit: Some("nope"),
+            },
+            ..texts("[]")
+        })
+        .expect("the folder is still read");
+        let signals = &snapshot.signals;
+        let reason = signals.reactions.unread_reason().expect("not read");
+        assert!(reason.contains(REACTIONS), "{reason}");
+        let reason = signals.check_runs.unread_reason().expect("not read");
+        assert!(reason.contains(CHECK_RUNS), "{reason}");
+        assert_eq!(signals.statuses.items().len(), 1, "the others are read");
+        assert_eq!(signals.head_committed_at, None);
+    }
+
+    #[test]
+    fn one_bad_thread_node_loses_only_itself() {
+        let threads = r#"[
+            {"id": "T1", "isResolved": true, "comments": {"nodes": [{"fullDatabaseId": "3000000001"}]}},
+            {"id": "T2", "isResolved": "maybe"},
+            null
+        ]"#;
+        let snapshot = snapshot_from_texts(&SnapshotTexts {
+            review_threads: Some(threads),
+            ..texts("[]")
+        })
+        .expect("read");
+        let kept = snapshot.review_threads.as_ref().expect("threads");
+        assert_eq!(kept.len(), 1);
+        assert_eq!(kept[0].comments.nodes[0].database_id, Some(3_000_000_001));
+        assert_eq!(snapshot.unreadable.len(), 2);
+        let source = thread_state_problems(&snapshot).expect("reported");
+        assert_eq!(source.status.skipped, 2);
+    }
+
+    #[test]
+    fn normalised_findings_keep_the_files_order() {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("findings.json");
         fs::write(
@@ -497,10 +751,65 @@ mod tests {
             .iter()
             .map(|s| (s.status.bot.as_str(), s.findings.len()))
             .collect();
-        assert_eq!(bots, [("semgrep", 2), ("custom", 1)]);
-        assert_eq!(sources[0].status.findings, 2);
+        assert_eq!(bots, [("semgrep", 1), ("custom", 1), ("semgrep", 1)]);
         assert_eq!(sources[1].findings[0].confidence, 1.0, "the seed's default");
         assert_eq!(sources[0].findings[0].evidence.line, Some(12));
+
+        // The engine sees the file's order, and each bot counts once.
+        let outcome = crate::pipeline::analyze(
+            None,
+            &crate::adapters::BotSelection::Listed(Vec::new()),
+            sources,
+            &crate::pipeline::AnalysisOptions::default(),
+        );
+        let names: Vec<&str> = outcome.sources.iter().map(|s| s.bot.as_str()).collect();
+        assert_eq!(names, ["semgrep", "custom"]);
+        assert_eq!(outcome.sources[0].findings, 2);
+        assert_eq!(outcome.bots_ran, 2);
+    }
+
+    /// The seed's greedy pass depends on order: regrouping by bot would cluster otherwise.
+    #[test]
+    fn seed_matching_on_a_findings_file_follows_its_order() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("findings.json");
+        let row = |bot: &str, id: &str, line: u32| {
+            format!(
+                r#"{{"bot": "{bot}", "finding_id": "{id}", "category": "bug", "title": "t {id}", "evidence": {{"file": "a.py", "line": {line}}}}}"#
+            )
+        };
+        let rows = [
+            row("a", "a1", 10),
+            row("b", "b1", 20),
+            row("c", "c1", 23),
+            row("a", "a2", 17),
+        ];
+        fs::write(&path, format!("[{}]", rows.join(","))).expect("write");
+        let LocalInput::Sources(sources) = load_input(&path).expect("loads") else {
+            panic!("expected sources");
+        };
+        let mut options = crate::pipeline::AnalysisOptions::default();
+        options.consensus.matching = crate::consensus::Matching::Seed;
+        let outcome = crate::pipeline::analyze(
+            None,
+            &crate::adapters::BotSelection::Listed(Vec::new()),
+            sources,
+            &options,
+        );
+        let mut clusters: Vec<Vec<&str>> = outcome
+            .findings
+            .iter()
+            .map(|f| {
+                f.consensus
+                    .members
+                    .iter()
+                    .map(|m| m.finding_id.as_str())
+                    .collect()
+            })
+            .collect();
+        clusters.sort();
+        // In file order: a1 alone; b1 anchors c1 (3 lines) and a2 (3 lines).
+        assert_eq!(clusters, [vec!["a1"], vec!["b1", "c1", "a2"]]);
     }
 
     #[test]

@@ -29,9 +29,10 @@ fn main() -> ExitCode {
     ExitCode::from(code)
 }
 
-/// Print the error once, then map it: a `ConfigError` anywhere in the chain is exit 2.
+/// Print the error once, then map it: a `ConfigError` anywhere in the chain is exit 2. The
+/// message may quote data (a saved file's text): one line, control characters escaped.
 fn report(err: &anyhow::Error, in_actions: bool) -> u8 {
-    let message = format!("{err:#}");
+    let message = review_consensus::render::escape::one_line(&format!("{err:#}"), 4000);
     if in_actions {
         cli::print_out(&commands::error(&message));
     } else {
@@ -48,12 +49,14 @@ fn report(err: &anyhow::Error, in_actions: bool) -> u8 {
 }
 
 /// Logs on stderr: `RUST_LOG` when set, else info (debug for our crate with RUNNER_DEBUG=1).
-/// octocrab logs every non-2xx answer as an error, even one our retry then recovers from, so
-/// its logs only show under RUNNER_DEBUG; our own errors name the endpoint that failed.
-/// No colours in the Actions log, which shows escape codes raw.
+/// octocrab's own logs stay off: they carry server text unescaped (a body with a line
+/// `::set-output ...` would become a workflow command) and log every non-2xx answer as an
+/// error, even one our retry recovers from; our own errors name the endpoint that failed,
+/// with the server's message escaped. No colours in the Actions log, which shows escape
+/// codes raw.
 fn init_tracing(env: &GitHubEnv) {
     let default = if env.runner_debug {
-        "info,review_consensus=debug,octocrab=debug"
+        "info,review_consensus=debug,octocrab=off"
     } else {
         "info,octocrab=off"
     };

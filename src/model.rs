@@ -124,6 +124,46 @@ pub struct Evidence {
     pub end_line: Option<u32>,
     pub snippet: String,
     pub symbol: String,
+    /// More places the bot says the same issue applies to (CodeRabbit's "Also applies to",
+    /// Copilot's "also appears on line N"): matching compares every range.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub also: Vec<LineRange>,
+}
+
+/// Lines `start..=end` of the finding's file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct LineRange {
+    pub start: u32,
+    pub end: u32,
+}
+
+impl LineRange {
+    /// `start..=end`, in order whichever way round they were given.
+    pub fn new(a: u32, b: u32) -> Self {
+        LineRange {
+            start: a.min(b),
+            end: a.max(b),
+        }
+    }
+
+    /// Lines between the two ranges: 0 when they overlap or touch.
+    pub fn gap(self, other: LineRange) -> u32 {
+        self.start
+            .max(other.start)
+            .saturating_sub(self.end.min(other.end))
+    }
+}
+
+impl Evidence {
+    /// The finding's own range (`line..=end_line`) and every `also` range; none without a
+    /// line.
+    pub fn ranges(&self) -> impl Iterator<Item = LineRange> + '_ {
+        let own = self
+            .line
+            .map(|line| LineRange::new(line, self.end_line.unwrap_or(line)));
+        own.into_iter()
+            .chain(self.also.iter().copied().filter(|_| self.line.is_some()))
+    }
 }
 
 /// Where a finding came from on GitHub, for links and audit. All optional: SARIF and
@@ -281,6 +321,28 @@ pub struct ConsensusFinding {
     pub consensus_score: f64,
     pub level: ConsensusLevel,
     pub members: Vec<NormalizedFinding>,
+    /// Why the members were judged one issue: one entry per link that joined two of them.
+    #[serde(default)]
+    pub match_reasons: Vec<MatchReason>,
+}
+
+/// One link between two members of a cluster, and the evidence that made it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MatchReason {
+    /// The two members, as `bot#finding_id`.
+    pub between: [String; 2],
+    /// How the loci compare: `same lines`, `lines 65/163`, `lines on different commits`, ...
+    pub lines: String,
+    /// Lines between their ranges, when comparable.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub distance: Option<u32>,
+    /// Content similarity in [0, 1] (issue matching); 1 for the seed's line rule.
+    pub similarity: f64,
+    /// Shared evidence, most distinctive first: `identifiers`, concepts, words.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub shared: Vec<String>,
+    /// The rule that accepted the link.
+    pub rule: String,
 }
 
 /// The synthesis stage's confidence in a merged finding.
@@ -390,6 +452,10 @@ pub struct SourceStatus {
     pub bot: String,
     pub status: SourceState,
     pub coverage: Coverage,
+    /// What decided `coverage`: `review on head`, `reaction 👍 on the PR`,
+    /// `check run Cursor Bugbot: success on head`, `notice: quota`, `nothing posted`, ...
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub coverage_signal: String,
     /// Findings extracted (after resolved/outdated filtering).
     pub findings: usize,
     /// Comments that could not be read and were skipped.
@@ -409,6 +475,17 @@ pub enum FailOn {
     NeedsVerification,
     Unverified,
     Never,
+}
+
+impl Severity {
+    /// `fail-on-severity`'s values (info is never a floor).
+    pub const FLOORS: &'static str = "critical, high, medium, low or empty";
+
+    pub fn parse(text: &str) -> Option<Severity> {
+        Severity::ALL
+            .into_iter()
+            .find(|s| s.as_str() == text.trim())
+    }
 }
 
 impl FailOn {
@@ -472,6 +549,15 @@ pub struct Outcome {
     /// Every finding, surfaced ones first in rank order, then the suppressed.
     pub findings: Vec<SynthesizedFinding>,
     pub fail_on: FailOn,
+    /// `fail-on-severity`: surfaced findings at or above it also fail; `None`: off.
+    #[serde(default)]
+    pub fail_on_severity: Option<Severity>,
+    /// `required-bots` groups as written (`a|b`).
+    #[serde(default)]
+    pub required_bots: Vec<String>,
+    /// `required-bots` groups with no member that reviewed the head commit (`a|b`).
+    #[serde(default)]
+    pub not_reviewed: Vec<String>,
     pub gate: Gate,
     /// What changed since the last run, acknowledgements, and the state to carry forward.
     #[serde(default)]

@@ -5,8 +5,11 @@ use crate::adapters::{self, BotSelection, ExtractOptions};
 use crate::api::PrSnapshot;
 use crate::consensus::{self, ConsensusOptions};
 use crate::gate;
+use crate::gate::RequiredGroup;
 use crate::identity::{self, IdentityInput};
-use crate::model::{Coverage, FailOn, NormalizedFinding, Outcome, SourceState, SourceStatus};
+use crate::model::{
+    Coverage, FailOn, NormalizedFinding, Outcome, Severity, SourceState, SourceStatus,
+};
 use crate::synthesis::{self, SynthesisOptions};
 
 /// Findings that come from outside the PR's comments: a SARIF file, a findings file.
@@ -26,6 +29,7 @@ impl ExtraSource {
             bot: bot.into(),
             status: SourceState::Ok,
             coverage: Coverage::Reviewed,
+            coverage_signal: "input file".to_owned(),
             findings: findings.len(),
             skipped: 0,
             notes: Vec::new(),
@@ -43,6 +47,7 @@ impl ExtraSource {
             bot: bot.into(),
             status: SourceState::Malformed,
             coverage: Coverage::Absent,
+            coverage_signal: String::new(),
             findings: 0,
             skipped: 0,
             notes: vec![reason.into()],
@@ -63,6 +68,10 @@ pub struct AnalysisOptions {
     pub consensus: ConsensusOptions,
     pub synthesis: SynthesisOptions,
     pub fail_on: FailOn,
+    /// `fail-on-severity`; `None`: off.
+    pub fail_on_severity: Option<Severity>,
+    /// `required-bots`.
+    pub required: Vec<RequiredGroup>,
     /// The last run's state, the commenters' permissions and today (from the edge).
     pub identity: IdentityInput,
 }
@@ -84,15 +93,17 @@ pub fn analyze(
         statuses.extend(extraction.sources);
     }
     let mut synthesis_options = options.synthesis.clone();
-    for source in merge_by_name(extra) {
-        if source.tool_verified {
-            synthesis_options
-                .verified_sources
-                .push(source.status.bot.clone());
+    let mut extra_statuses = Vec::with_capacity(extra.len());
+    for source in extra {
+        let name = &source.status.bot;
+        if source.tool_verified && !synthesis_options.verified_sources.contains(name) {
+            synthesis_options.verified_sources.push(name.clone());
         }
+        // In input order: a findings file keeps its order (`seed` matching depends on it).
         findings.extend(source.findings);
-        statuses.push(source.status);
+        extra_statuses.push(source.status);
     }
+    statuses.extend(merge_by_name(extra_statuses));
 
     let ran = statuses.iter().filter(|s| s.coverage.ran()).count();
     synthesis_options.sources_ran = Some(ran);
@@ -104,8 +115,15 @@ pub fn analyze(
     // `findings` is not needed afterwards: the clusters take the findings, no copies.
     let clusters = consensus::consensus_owned(findings, &consensus_options);
     let mut synthesized = synthesis::synthesize(clusters, &synthesis_options);
+    // Acknowledgements are known before the gate: an acknowledged finding fails no rule.
     let identity = identity::track(&mut synthesized, &statuses, snapshot, &options.identity);
-    let gate = gate::decide(&synthesized, options.fail_on);
+    let not_reviewed = gate::not_reviewed(&statuses, &options.required);
+    let gate = gate::decide_all(
+        &synthesized,
+        options.fail_on,
+        options.fail_on_severity,
+        &not_reviewed,
+    );
 
     Outcome {
         repository: snapshot.map(|s| s.repository.clone()).unwrap_or_default(),
@@ -117,6 +135,9 @@ pub fn analyze(
         sources: statuses,
         findings: synthesized,
         fail_on: options.fail_on,
+        fail_on_severity: options.fail_on_severity,
+        required_bots: options.required.iter().map(RequiredGroup::label).collect(),
+        not_reviewed,
         gate,
         identity,
     }
@@ -135,18 +156,14 @@ pub fn code_scanning_sources(extra: &[ExtraSource]) -> Vec<String> {
     names
 }
 
-/// One source per name: CodeQL writes a SARIF file per language and a tool may be given
+/// One status per name: CodeQL writes a SARIF file per language and a tool may be given
 /// several findings files, but a bot counts once in the agreement denominator.
-fn merge_by_name(extra: Vec<ExtraSource>) -> Vec<ExtraSource> {
-    let mut merged: Vec<ExtraSource> = Vec::with_capacity(extra.len());
-    for source in extra {
-        match merged
-            .iter_mut()
-            .find(|m| m.status.bot == source.status.bot)
-        {
-            None => merged.push(source),
-            Some(into) => {
-                let (from, status) = (source.status, &mut into.status);
+fn merge_by_name(statuses: Vec<SourceStatus>) -> Vec<SourceStatus> {
+    let mut merged: Vec<SourceStatus> = Vec::with_capacity(statuses.len());
+    for from in statuses {
+        match merged.iter_mut().find(|m| m.bot == from.bot) {
+            None => merged.push(from),
+            Some(status) => {
                 // Readable if any part was; its coverage is the best any part had.
                 status.status = match (status.status, from.status) {
                     (SourceState::Ok, _) | (_, SourceState::Ok) => SourceState::Ok,
@@ -161,8 +178,6 @@ fn merge_by_name(extra: Vec<ExtraSource>) -> Vec<ExtraSource> {
                 status.findings += from.findings;
                 status.skipped += from.skipped;
                 status.notes.extend(from.notes);
-                into.findings.extend(source.findings);
-                into.tool_verified |= source.tool_verified;
             }
         }
     }

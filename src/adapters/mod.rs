@@ -8,21 +8,25 @@
 //! `bots/`, its registry entry in `bots/mod.rs`, a fixture test (docs/adapters.md).
 
 mod bots;
+mod coverage;
 #[cfg(test)]
 mod fixture;
 pub mod read;
 pub mod sarif;
 
+pub use coverage::{last_activity, needed_surfaces};
 pub use read::common::{
-    anchor, category_for, detail_after_title, detail_from, is_own_sticky, provenance, Activity,
-    Anchor, Identity, DETAIL_CHARS, TITLE_CHARS,
+    also_appears, anchor, category_for, detail_after_title, detail_from, is_own_sticky,
+    line_ranges, provenance, Activity, Anchor, Identity, DETAIL_CHARS, TITLE_CHARS,
 };
+pub use read::signals::{Meaning, Needs, Signal};
 pub use read::{markdown, taxonomy};
 
 use std::borrow::Cow;
 
 use crate::api::PrSnapshot;
-use crate::model::{Coverage, Dispute, NormalizedFinding, SourceState, SourceStatus};
+use crate::model::{Category, Coverage, Dispute, NormalizedFinding, SourceState, SourceStatus};
+use read::common::signal;
 use read::threads::ThreadIndex;
 
 /// `my-bot[bot]` -> `my-bot`: the name a login's findings and status carry.
@@ -65,6 +69,16 @@ pub struct AdapterOutput {
     /// How many of the bot's objects were read (findings or not: summaries, notices...).
     /// With `malformed`, decides the status: malformed only when nothing could be read.
     pub readable: usize,
+    /// What decided `coverage` (`set_coverage` fills it); `None`: a default by coverage.
+    pub coverage_signal: Option<String>,
+}
+
+impl AdapterOutput {
+    /// The coverage and the signal that decided it, from the bot's activity.
+    pub fn set_coverage(&mut self, activity: &Activity) {
+        self.coverage = activity.coverage();
+        self.coverage_signal = Some(activity.signal());
+    }
 }
 
 impl Default for AdapterOutput {
@@ -76,6 +90,7 @@ impl Default for AdapterOutput {
             notes: Vec::new(),
             withdrawn: Vec::new(),
             readable: 0,
+            coverage_signal: None,
         }
     }
 }
@@ -97,6 +112,12 @@ pub trait Adapter: Sync {
     /// unrelated bots mapped to it must count as two in the agreement denominator).
     fn source_per_login(&self) -> bool {
         false
+    }
+    /// How the bot shows it finished, declined or started besides its comments: a reaction,
+    /// its app's check run, a commit status (`Signal`). `extract` reads them; the fetch asks
+    /// for those surfaces only when a configured bot declares them.
+    fn signals(&self) -> &'static [Signal] {
+        &[]
     }
     /// The service has shut down (Korbit): its old comments are read only when `bots`
     /// lists it, never by default.
@@ -135,6 +156,19 @@ pub fn default_sources() -> Vec<SourceConfig> {
             logins: Vec::new(),
         })
         .collect()
+}
+
+/// Whether a configured source owns `surface` (`code_scanning_alerts`: code scanning is
+/// worth reading).
+pub fn owns_surface(sources: &[SourceConfig], surface: &str) -> bool {
+    sources
+        .iter()
+        .any(|s| find_adapter(&s.adapter).is_some_and(|a| a.owned_surfaces().contains(&surface)))
+}
+
+/// Whether adapter `id` makes each of its logins a source of its own (`generic`).
+pub fn source_per_login(id: &str) -> bool {
+    find_adapter(id).is_some_and(|a| a.source_per_login())
 }
 
 /// The `bots` input: which sources to read. The action and `render` resolve it the same
@@ -202,6 +236,44 @@ pub fn extract_selected(
         BotSelection::Posted { also } => also,
     };
     let wanted = |id: &str| also.iter().any(|a| a == id);
+    run_sources(
+        snapshot,
+        &posted_candidates(also),
+        options,
+        |source, status| has_posted(status) || wanted(&source.adapter),
+    )
+}
+
+impl BotSelection {
+    /// The sources whose completion a run waits for and reads signals for, on this snapshot:
+    /// the listed ones; unset, `also` and the candidates that posted so far (as
+    /// `extract_selected` keeps them) or show that they started (a check run in progress, a
+    /// "working" comment). A bot that has not shown up yet is unknown: nothing waits for it.
+    pub fn active_sources(&self, snapshot: &PrSnapshot) -> Vec<SourceConfig> {
+        let also = match self {
+            BotSelection::Listed(sources) => return sources.clone(),
+            BotSelection::Posted { also } => also,
+        };
+        let candidates = posted_candidates(also);
+        let shown = extract(snapshot, &candidates, &ExtractOptions::default()).sources;
+        candidates
+            .into_iter()
+            .filter(|source| {
+                also.contains(&source.adapter)
+                    || shown.iter().any(|s| {
+                        s.bot == source.adapter
+                            && (has_posted(s) || s.coverage_signal != signal::NOTHING)
+                    })
+            })
+            .collect()
+    }
+}
+
+/// The sources `BotSelection::Posted` tries: every built-in bot with default logins except
+/// the retired ones, plus the `also` ids (with their default logins; an unknown id is kept
+/// so that it is reported).
+fn posted_candidates(also: &[String]) -> Vec<SourceConfig> {
+    let wanted = |id: &str| also.iter().any(|a| a == id);
     let mut sources: Vec<SourceConfig> = bots::REGISTRY
         .iter()
         .filter(|a| (!a.default_logins().is_empty() && !a.retired()) || wanted(a.id()))
@@ -218,9 +290,13 @@ pub fn extract_selected(
                 logins: Vec::new(),
             }),
     );
-    run_sources(snapshot, &sources, options, |source, posted| {
-        posted || wanted(&source.adapter)
-    })
+    sources
+}
+
+/// The bot left something on the PR that counts: a review or a notice, a finding or an
+/// unreadable object (chit-chat alone, such as a reply, leaves it absent).
+fn has_posted(status: &SourceStatus) -> bool {
+    status.coverage != Coverage::Absent || status.findings > 0 || status.skipped > 0
 }
 
 /// Whether `id` names a built-in adapter (for validating the `bots` input).
@@ -228,26 +304,46 @@ pub fn is_known(id: &str) -> bool {
     find_adapter(id).is_some()
 }
 
-/// The snapshot as adapters see it: without our own sticky comment, i.e. the issue comments
-/// and review bodies carrying its marker (whoever posted them: the sticky is often posted by
-/// `github-actions[bot]`, which a `generic` source may watch). Inline review comments stay:
-/// a bot finding may quote the marker.
-fn without_own_sticky(snapshot: &PrSnapshot) -> Cow<'_, PrSnapshot> {
-    let sticky = |body: Option<&str>| body.is_some_and(is_own_sticky);
-    let any = snapshot
-        .issue_comments
-        .iter()
-        .any(|c| sticky(c.body.as_deref()))
-        || snapshot.reviews.iter().any(|r| sticky(r.body.as_deref()));
+/// The snapshot as adapters see it:
+/// - without our own sticky comment (`is_own_sticky`: the marker on the first line, our
+///   identity), which is never a finding even when a `generic` source watches the account
+///   that posts it (often `github-actions[bot]`); a bot comment that quotes the marker stays;
+/// - without `DISMISSED` reviews: a dismissed review neither shows that its bot reviewed nor
+///   raises findings from its body (the one place every adapter's review reading goes
+///   through). Its inline comments stay: bots such as Sourcery dismiss their own previous
+///   review on each push, which says nothing about those findings (thread state does).
+fn adapter_view(snapshot: &PrSnapshot) -> Cow<'_, PrSnapshot> {
+    let viewer = snapshot.viewer.as_ref();
+    let sticky = |body: Option<&str>, user: Option<&crate::api::User>| {
+        body.is_some_and(|b| is_own_sticky(b, user, viewer))
+    };
+    let any = snapshot.reviews.iter().any(is_dismissed)
+        || snapshot
+            .issue_comments
+            .iter()
+            .any(|c| sticky(c.body.as_deref(), c.user.as_ref()))
+        || snapshot
+            .reviews
+            .iter()
+            .any(|r| sticky(r.body.as_deref(), r.user.as_ref()));
     if !any {
         return Cow::Borrowed(snapshot);
     }
     let mut filtered = snapshot.clone();
     filtered
         .issue_comments
-        .retain(|c| !sticky(c.body.as_deref()));
-    filtered.reviews.retain(|r| !sticky(r.body.as_deref()));
+        .retain(|c| !sticky(c.body.as_deref(), c.user.as_ref()));
+    filtered
+        .reviews
+        .retain(|r| !is_dismissed(r) && !sticky(r.body.as_deref(), r.user.as_ref()));
     Cow::Owned(filtered)
+}
+
+fn is_dismissed(review: &crate::api::Review) -> bool {
+    review
+        .state
+        .as_deref()
+        .is_some_and(|s| s.eq_ignore_ascii_case("DISMISSED"))
 }
 
 /// Run the configured adapters over one PR.
@@ -259,15 +355,14 @@ pub fn extract(
     run_sources(snapshot, sources, options, |_, _| true)
 }
 
-/// `extract`, keeping a source only when `keep(source, posted)`: `posted` = the bot left
-/// something on the PR that counts (a review or notice, a finding, an unreadable object).
+/// `extract`, keeping a source only when `keep(source, its status)`.
 fn run_sources(
     snapshot: &PrSnapshot,
     sources: &[SourceConfig],
     options: &ExtractOptions,
-    keep: impl Fn(&SourceConfig, bool) -> bool,
+    keep: impl Fn(&SourceConfig, &SourceStatus) -> bool,
 ) -> Extraction {
-    let snapshot = &*without_own_sticky(snapshot);
+    let snapshot = &*adapter_view(snapshot);
     let threads = ThreadIndex::new(snapshot);
     let mut findings = Vec::new();
     let mut statuses = Vec::new();
@@ -277,6 +372,7 @@ fn run_sources(
                 bot: source.adapter.clone(),
                 status: SourceState::Missing,
                 coverage: Coverage::Absent,
+                coverage_signal: String::new(),
                 findings: 0,
                 skipped: 0,
                 notes: vec![format!("no built-in adapter named `{}`", source.adapter)],
@@ -309,13 +405,10 @@ fn run_sources(
             let owner = Owner {
                 identity: &identity,
                 surfaces: adapter.owned_surfaces(),
+                signals: adapter.signals(),
             };
             let (kept, status) = finish_source(&name, output, snapshot, &threads, &owner, options);
-            // Left something that counts: a review, a notice, a finding or an unreadable
-            // object (chit-chat alone, such as a reply, leaves the bot absent).
-            let posted =
-                status.coverage != Coverage::Absent || status.findings > 0 || status.skipped > 0;
-            if !keep(source, posted) {
+            if !keep(source, &status) {
                 continue;
             }
             findings.extend(kept);
@@ -328,10 +421,11 @@ fn run_sources(
     }
 }
 
-/// Who a source is: its accounts, and the surfaces it owns outright.
+/// Who a source is: its accounts, the surfaces it owns outright, its completion signals.
 struct Owner<'a> {
     identity: &'a Identity,
     surfaces: &'static [&'static str],
+    signals: &'static [Signal],
 }
 
 impl Owner<'_> {
@@ -365,8 +459,20 @@ fn finish_source(
     }
     let readable = output.readable.max(output.findings.len());
     let candidates = output.findings.len();
-    if candidates > 0 && output.coverage == Coverage::Absent {
-        output.coverage = Coverage::Reviewed;
+    let (coverage, coverage_signal) =
+        coverage::coverage_of(&output, snapshot, owner.identity, owner.signals);
+    output.coverage = coverage;
+    if !output.coverage.ran() {
+        // Why a declared signal could not be read: a missing permission, an old saved folder.
+        for (surface, reason) in coverage::unread_surfaces(snapshot, owner.signals) {
+            output.notes.push(format!("{surface} not read: {reason}"));
+        }
+    }
+    let hinted = output.notes.iter().any(|n| n.contains("sunset"));
+    if coverage_signal.starts_with("notice: sunset") && !hinted {
+        output
+            .notes
+            .push("its service was sunset: remove it from the bots input".to_owned());
     }
 
     let (mut resolved, mut outdated) = (0usize, 0usize);
@@ -376,6 +482,7 @@ fn finish_source(
         finding.title =
             markdown::shorten(&markdown::collapse_whitespace(&finding.title), TITLE_CHARS);
         finding.detail = markdown::shorten(&finding.detail, DETAIL_CHARS + 80);
+        respect_severity(&mut finding);
         let state = threads.state(finding.provenance.comment_id);
         let is_resolved = state.resolved || output.withdrawn.contains(&finding.finding_id);
         if is_resolved && !options.include_resolved {
@@ -417,11 +524,28 @@ fn finish_source(
         bot: bot.to_owned(),
         status,
         coverage: output.coverage,
+        coverage_signal,
         findings: kept.len(),
         skipped,
         notes,
     };
     (kept, status)
+}
+
+/// A bot's own high or critical rating outranks style keywords (taxonomy::respect_severity),
+/// for every adapter alike.
+fn respect_severity(finding: &mut NormalizedFinding) {
+    let (Some(source), true) = (
+        finding.provenance.category_source,
+        finding.category == Category::Style.as_str(),
+    ) else {
+        return;
+    };
+    let text = format!("{}\n{}", finding.title, finding.detail);
+    let (category, source) =
+        taxonomy::respect_severity(Category::Style, source, finding.severity, &text);
+    finding.category = category.as_str().to_owned();
+    finding.provenance.category_source = Some(source);
 }
 
 fn dropped_note(resolved: usize, outdated: usize) -> String {
@@ -541,23 +665,24 @@ mod tests {
 
     #[test]
     fn own_sticky_is_never_read_by_adapters() {
-        use crate::api::{IssueComment, Review};
+        use crate::api::{IssueComment, Review, Viewer};
         let sticky =
             "<!-- review-bot-ack -->\n## Review consensus\n\nRate limit exceeded by one bot.";
-        let nitpicks = "<!-- review-bot-ack:strict -->\n<details>\n<summary>🧹 Nitpick comments (1)</summary><blockquote>\n\n\
+        let nitpicks = "<details>\n<summary>🧹 Nitpick comments (1)</summary><blockquote>\n\n\
 <details>\n<summary>app/a.py (1)</summary><blockquote>\n\n`3-3`: **Rename x.**\n\nUnclear.\n\n\
 </blockquote></details>\n\n</blockquote></details>";
         let mut snapshot = PrSnapshot {
             issue_comments: vec![IssueComment {
                 id: 1,
-                user: bot("coderabbitai[bot]"),
+                user: bot("github-actions[bot]"),
                 body: Some(sticky.into()),
                 ..IssueComment::default()
             }],
             reviews: vec![Review {
                 id: 2,
                 user: bot("coderabbitai[bot]"),
-                body: Some(nitpicks.into()),
+                // A bot body that merely quotes the marker, in a code block, is the bot's.
+                body: Some(format!("```\n<!-- review-bot-ack -->\n```\n{nitpicks}")),
                 ..Review::default()
             }],
             ..PrSnapshot::default()
@@ -571,15 +696,99 @@ mod tests {
             line: Some(3),
             ..ReviewComment::default()
         });
-        let x = extract(
-            &snapshot,
-            &[source("coderabbit"), source("sourcery")],
-            &ExtractOptions::default(),
-        );
-        let cr = &x.sources[0];
-        assert_eq!((cr.findings, cr.coverage), (0, Coverage::Absent), "{cr:?}");
-        assert!(cr.notes.is_empty(), "{cr:?}");
-        assert_eq!(x.sources[1].findings, 1);
+        // A `generic` source watching the account that posts our sticky reads nothing of it.
+        let watcher = SourceConfig {
+            adapter: "generic".into(),
+            logins: vec!["github-actions[bot]".into()],
+        };
+        let sources = [source("coderabbit"), source("sourcery"), watcher];
+        for viewer in [None, Some(Viewer::actions())] {
+            snapshot.viewer = viewer.clone();
+            let x = extract(&snapshot, &sources, &ExtractOptions::default());
+            let cr = &x.sources[0];
+            assert_eq!(
+                (cr.findings, cr.coverage),
+                (1, Coverage::Reviewed),
+                "{cr:?}"
+            );
+            assert_eq!(x.sources[1].findings, 1);
+            let generic = &x.sources[2];
+            assert_eq!(
+                (generic.findings, generic.coverage),
+                (0, Coverage::Absent),
+                "{viewer:?}: {generic:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn only_our_identity_owns_a_marker_on_the_first_line() {
+        use crate::api::Viewer;
+        let marked = "<!-- review-bot-ack:strict -->\nbody";
+        let actions = bot("github-actions[bot]");
+        let rabbit = bot("coderabbitai[bot]");
+        let person = Some(User {
+            login: "dana".into(),
+            id: 5,
+            kind: "User".into(),
+        });
+        // Offline: anyone but a built-in bot.
+        assert!(is_own_sticky(marked, actions.as_ref(), None));
+        assert!(is_own_sticky(marked, person.as_ref(), None));
+        assert!(!is_own_sticky(marked, rabbit.as_ref(), None));
+        // With the token's identity: only that identity.
+        let viewer = Viewer::actions();
+        assert!(is_own_sticky(marked, actions.as_ref(), Some(&viewer)));
+        assert!(!is_own_sticky(marked, person.as_ref(), Some(&viewer)));
+        assert!(!is_own_sticky(marked, rabbit.as_ref(), Some(&viewer)));
+        // The marker must be the whole first line.
+        for body in [
+            "quote:\n<!-- review-bot-ack -->",
+            "<!-- review-bot-ack --> and text",
+            "```\n<!-- review-bot-ack -->",
+        ] {
+            assert!(
+                !is_own_sticky(body, actions.as_ref(), Some(&viewer)),
+                "{body}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_dismissed_review_shows_no_coverage_and_its_body_no_findings() {
+        use crate::api::Review;
+        let mut snapshot = PrSnapshot::default();
+        snapshot.pull.head.sha = "head".into();
+        snapshot.reviews.push(Review {
+            id: 40,
+            user: bot("sourcery-ai[bot]"),
+            body: Some("Hey - I've reviewed your changes and they look great!".into()),
+            state: Some("DISMISSED".into()),
+            commit_id: Some("head".into()),
+            ..Review::default()
+        });
+        // Its body alone would show coverage; dismissed, it shows none.
+        let x = extract(&snapshot, &[source("sourcery")], &ExtractOptions::default());
+        let s = &x.sources[0];
+        assert_eq!((s.findings, s.coverage), (0, Coverage::Absent), "{s:?}");
+        snapshot.reviews[0].state = Some("COMMENTED".into());
+        let x = extract(&snapshot, &[source("sourcery")], &ExtractOptions::default());
+        assert_eq!(x.sources[0].coverage, Coverage::Reviewed);
+
+        // Its inline comments stay findings (a push dismisses Sourcery's previous review).
+        snapshot.reviews[0].state = Some("DISMISSED".into());
+        snapshot.review_comments.push(ReviewComment {
+            id: 41,
+            pull_request_review_id: Some(40),
+            user: bot("sourcery-ai[bot]"),
+            body: "**issue (bug_risk):** Off by one.".into(),
+            path: Some("a.py".into()),
+            line: Some(3),
+            commit_id: Some("head".into()),
+            ..ReviewComment::default()
+        });
+        let x = extract(&snapshot, &[source("sourcery")], &ExtractOptions::default());
+        assert_eq!(x.sources[0].findings, 1);
     }
 
     fn comment_by(login: &str, id: u64, body: &str, reply: Option<u64>) -> ReviewComment {

@@ -1,8 +1,19 @@
-//! Which pull request a run is about: the `pr-number` input, else the event payload.
+//! Which pull request a run is about: the `pr-number` input, else the event payload
+//! (CONTRACT section 2).
 
 use serde_json::Value;
 
-use super::{Config, ConfigError, GitHubEnv, PrTarget};
+use super::{Config, ConfigError, GitHubEnv, HeadLookup, PrTarget};
+
+/// Events whose payload carries the PR as `pull_request`; on a fork PR their token is
+/// read-only (except `pull_request_target`'s).
+const PULL_REQUEST_EVENTS: [&str; 5] = [
+    "pull_request",
+    "pull_request_target",
+    "pull_request_review",
+    "pull_request_review_comment",
+    "pull_request_review_thread",
+];
 
 /// The PR as the event describes it.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -18,7 +29,7 @@ pub(super) fn resolve(
     event: Option<&Value>,
 ) -> Result<Option<PrTarget>, ConfigError> {
     let from_event = match event {
-        Some(payload) => pr_from_event(env.event_name.as_deref(), payload)?,
+        Some(payload) => pr_from_event(env.event_name.as_deref(), payload, env)?,
         None => None,
     };
     let pr = match (config.pr_number, from_event) {
@@ -41,6 +52,69 @@ pub(super) fn resolve(
     }))
 }
 
+/// A `workflow_run` event for a PR run that lists no PR of this repository (GitHub leaves
+/// `pull_requests` empty for a fork's PR): the open PR whose head is `head_sha` is to be
+/// looked up. `None` for every other event, when `pr-number` is set, or when the event
+/// already names the PR.
+pub(super) fn head_lookup(
+    config: &Config,
+    env: &GitHubEnv,
+    event: Option<&Value>,
+) -> Result<Option<HeadLookup>, ConfigError> {
+    let (Some(payload), None, Some("workflow_run")) =
+        (event, config.pr_number, env.event_name.as_deref())
+    else {
+        return Ok(None);
+    };
+    let (owner, repo) = split_repository(env.repository.as_deref())?;
+    let Some(run) = payload.get("workflow_run") else {
+        return Ok(None);
+    };
+    let for_a_pr =
+        text(Some(run), "/event").is_some_and(|e| PULL_REQUEST_EVENTS.contains(&e.as_str()));
+    let Some(head_sha) = text(Some(run), "/head_sha").filter(|_| for_a_pr) else {
+        return Ok(None);
+    };
+    if own_pull_request(run, payload, &owner, &repo).is_some() {
+        return Ok(None);
+    }
+    let head = match (
+        text(Some(run), "/head_repository/owner/login"),
+        text(Some(run), "/head_branch"),
+    ) {
+        (Some(head_owner), Some(branch)) => Some(format!("{head_owner}:{branch}")),
+        _ => None,
+    };
+    Ok(Some(HeadLookup {
+        owner,
+        repo,
+        head_sha,
+        head,
+    }))
+}
+
+/// The entry of `workflow_run.pull_requests` whose base is this repository: GitHub lists
+/// there every PR whose head is the run's branch, other repositories' too. Compared by
+/// repository id with the payload's `repository`, else by the base repository's API URL.
+fn own_pull_request<'a>(
+    run: &'a Value,
+    payload: &Value,
+    owner: &str,
+    repo: &str,
+) -> Option<&'a Value> {
+    let this_id = payload.pointer("/repository/id").and_then(Value::as_u64);
+    let this_url = format!("/repos/{owner}/{repo}").to_ascii_lowercase();
+    run.get("pull_requests")?.as_array()?.iter().find(|pr| {
+        let base = pr.pointer("/base/repo");
+        let base_id = base.and_then(|b| b.get("id")).and_then(Value::as_u64);
+        let base_url = text(base, "/url").map(|u| u.to_ascii_lowercase());
+        match (this_id, base_id) {
+            (Some(this), Some(base)) => this == base,
+            _ => base_url.is_some_and(|u| u.ends_with(&this_url)),
+        }
+    })
+}
+
 fn split_repository(repository: Option<&str>) -> Result<(String, String), ConfigError> {
     let text = repository.ok_or_else(|| ConfigError {
         input: "GITHUB_REPOSITORY".to_owned(),
@@ -57,14 +131,13 @@ fn split_repository(repository: Option<&str>) -> Result<(String, String), Config
     }
 }
 
-fn pr_from_event(name: Option<&str>, payload: &Value) -> Result<Option<EventPr>, ConfigError> {
+fn pr_from_event(
+    name: Option<&str>,
+    payload: &Value,
+    env: &GitHubEnv,
+) -> Result<Option<EventPr>, ConfigError> {
     match name {
-        Some(
-            "pull_request"
-            | "pull_request_target"
-            | "pull_request_review"
-            | "pull_request_review_comment",
-        ) => match payload.get("pull_request") {
+        Some(event) if PULL_REQUEST_EVENTS.contains(&event) => match payload.get("pull_request") {
             Some(pr) => from_pull_request(pr).map(Some),
             None => Err(malformed(name, "has no `pull_request` object")),
         },
@@ -84,19 +157,20 @@ fn pr_from_event(name: Option<&str>, payload: &Value) -> Result<Option<EventPr>,
             }))
         }
         Some("workflow_run") => {
-            let run = payload.get("workflow_run");
-            // Empty for PRs from forks (GitHub leaves it empty): then there is no PR to gate.
-            let Some(pr) = run
-                .and_then(|r| r.get("pull_requests"))
-                .and_then(Value::as_array)
-                .and_then(|prs| prs.first())
-            else {
+            let Some(run) = payload.get("workflow_run") else {
+                return Ok(None);
+            };
+            let (owner, repo) = split_repository(env.repository.as_deref())?;
+            // None of this repository's (a fork's PR lists none): `head_lookup` finds it.
+            let Some(pr) = own_pull_request(run, payload, &owner, &repo) else {
                 return Ok(None);
             };
             let mut found = from_pull_request(pr)?;
             if found.head_sha.is_none() {
-                found.head_sha = text(run, "/head_sha");
+                found.head_sha = text(Some(run), "/head_sha");
             }
+            // A `workflow_run` job runs on the default branch with its own (write) token.
+            found.from_fork = false;
             Ok(Some(found))
         }
         _ => Ok(None),

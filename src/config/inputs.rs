@@ -4,13 +4,16 @@
 
 use std::fmt;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use secrecy::SecretString;
 use serde::Deserialize;
 
 use super::{Config, ConfigError};
 use crate::adapters::{self, BotSelection, SourceConfig};
-use crate::model::FailOn;
+use crate::consensus::Matching;
+use crate::gate::RequiredGroup;
+use crate::model::{FailOn, Severity};
 
 /// Every input, spelled as in action.yml (the drift test compares this list with it).
 pub const INPUT_NAMES: &[&str] = &[
@@ -18,6 +21,10 @@ pub const INPUT_NAMES: &[&str] = &[
     "bots",
     "bots-ran",
     "fail-on",
+    "fail-on-severity",
+    "matching",
+    "required-bots",
+    "wait-for-bots",
     "line-window",
     "title-overlap",
     "pr-number",
@@ -30,6 +37,23 @@ pub const INPUT_NAMES: &[&str] = &[
     "report-path",
     "sarif-output",
 ];
+
+/// Inputs that only mean something against GitHub: `render` has no flag for them. Every other
+/// input is a `render` flag of the same name (`cli.rs` derives them from `INPUT_NAMES`).
+pub const ONLINE_ONLY: &[&str] = &[
+    "github-token",
+    "pr-number",
+    "check-name",
+    "comment",
+    "report-path",
+    "wait-for-bots",
+];
+
+/// Inputs read as `true` / `false`: as `render` flags they may stand alone (`--include-resolved`).
+pub const BOOLEAN_INPUTS: &[&str] = &["include-outdated", "include-resolved", "comment"];
+
+/// The longest `wait-for-bots` (a job's minutes are billed; bots that take longer are late).
+pub const MAX_WAIT: Duration = Duration::from_secs(30 * 60);
 
 const DEFAULT_LINE_WINDOW: u32 = 3;
 const DEFAULT_TITLE_OVERLAP: f64 = 0.5;
@@ -44,6 +68,10 @@ pub(super) struct RawInputs {
     bots: Option<String>,
     bots_ran: Option<String>,
     fail_on: Option<String>,
+    fail_on_severity: Option<String>,
+    matching: Option<String>,
+    required_bots: Option<String>,
+    wait_for_bots: Option<String>,
     line_window: Option<String>,
     title_overlap: Option<String>,
     pr_number: Option<String>,
@@ -101,19 +129,34 @@ pub(super) fn from_pairs(pairs: Vec<(String, String)>) -> Result<Config, ConfigE
             .unwrap_or_else(std::env::temp_dir)
             .join(REPORT_FILE),
     };
+    let mut sources = parse_bots(set(&raw.bots))?;
+    let required_bots = parse_required(set(&raw.required_bots), listed(&sources))?;
+    add_required(&mut sources, &required_bots);
     let sarif = parse_sarif(set(&raw.sarif))?;
     let sarif_output = set(&raw.sarif_output)
         .map(|path| parse_sarif_output(path, &sarif, &report_path))
         .transpose()?;
     Ok(Config {
         token,
-        sources: parse_bots(set(&raw.bots))?,
+        sources,
+        required_bots,
         bots_ran: set(&raw.bots_ran)
             .map(|v| parse_positive("bots-ran", v))
             .transpose()?
             .map(|n| n as usize),
         fail_on: set(&raw.fail_on)
             .map(parse_fail_on)
+            .transpose()?
+            .unwrap_or_default(),
+        fail_on_severity: set(&raw.fail_on_severity)
+            .map(parse_fail_on_severity)
+            .transpose()?,
+        wait_for_bots: set(&raw.wait_for_bots)
+            .map(parse_wait)
+            .transpose()?
+            .unwrap_or(Duration::ZERO),
+        matching: set(&raw.matching)
+            .map(parse_matching)
             .transpose()?
             .unwrap_or_default(),
         line_window: set(&raw.line_window)
@@ -224,6 +267,130 @@ pub(super) fn parse_fail_on(text: &str) -> Result<FailOn, ConfigError> {
         error(
             "fail-on",
             format!("`{text}` is not a level; accepted: {}", FailOn::ACCEPTED),
+        )
+    })
+}
+
+pub(super) fn parse_fail_on_severity(text: &str) -> Result<Severity, ConfigError> {
+    Severity::parse(&text.to_ascii_lowercase())
+        .filter(|s| *s > Severity::Info)
+        .ok_or_else(|| {
+            error(
+                "fail-on-severity",
+                format!("`{text}` is not a severity; accepted: {}", Severity::FLOORS),
+            )
+        })
+}
+
+/// `required-bots`: comma or newline separated groups, `a|b` meaning one of them suffices.
+/// Each member is an adapter id or the name of a login mapped with `generic=login`.
+pub(super) fn parse_required(
+    text: Option<&str>,
+    sources: &[SourceConfig],
+) -> Result<Vec<RequiredGroup>, ConfigError> {
+    let Some(text) = text else {
+        return Ok(Vec::new());
+    };
+    let mapped: Vec<String> = sources
+        .iter()
+        .filter(|s| adapters::source_per_login(&s.adapter))
+        .flat_map(|s| s.logins.iter().map(|l| adapters::bot_name(l)))
+        .collect();
+    let mut groups = Vec::new();
+    for item in split_list(text) {
+        let mut members = Vec::new();
+        for member in item.split('|').map(str::trim) {
+            let known = (adapters::is_known(member) && !adapters::source_per_login(member))
+                || mapped.iter().any(|m| m == member);
+            if member.is_empty() || !known {
+                return Err(error(
+                    "required-bots",
+                    format!(
+                        "`{member}` in `{item}` is not a source; accepted: adapter ids ({}) or a \
+                         login mapped with `bots: generic=login`, `|` between alternatives, \
+                         commas between groups",
+                        adapters::default_sources()
+                            .into_iter()
+                            .map(|s| s.adapter)
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                ));
+            }
+            if !members.iter().any(|m| m == member) {
+                members.push(member.to_owned());
+            }
+        }
+        groups.push(RequiredGroup(members));
+    }
+    Ok(groups)
+}
+
+/// The sources `bots` lists (none when unset).
+fn listed(selection: &BotSelection) -> &[SourceConfig] {
+    match selection {
+        BotSelection::Listed(sources) => sources,
+        BotSelection::Posted { .. } => &[],
+    }
+}
+
+/// A required bot is always a configured source, whatever `bots` says: added to the list
+/// (with its default logins) when `bots` is set, else read and shown even when it never
+/// posted (`BotSelection::Posted { also }`), so that silence fails the gate as "not
+/// reviewed" instead of leaving the bot out. A login mapped with `generic=login` is
+/// already a source.
+fn add_required(selection: &mut BotSelection, required: &[RequiredGroup]) {
+    let mapped = |member: &str| {
+        listed(selection).iter().any(|s| {
+            adapters::source_per_login(&s.adapter)
+                && s.logins.iter().any(|l| adapters::bot_name(l) == member)
+        })
+    };
+    let missing: Vec<&str> = required
+        .iter()
+        .flat_map(|g| g.0.iter().map(String::as_str))
+        .filter(|member| !mapped(member))
+        .collect();
+    selection.require(&missing);
+}
+
+/// `wait-for-bots`: `0`, `90s`, `10m`; at most `MAX_WAIT`.
+pub(super) fn parse_wait(text: &str) -> Result<Duration, ConfigError> {
+    let bad = || {
+        error(
+            "wait-for-bots",
+            format!(
+                "`{text}` is not a wait; accepted: 0 (decide at once), seconds as `90s` or \
+                 minutes as `10m`, at most `30m`"
+            ),
+        )
+    };
+    let lower = text.trim().to_ascii_lowercase();
+    if lower == "0" {
+        return Ok(Duration::ZERO);
+    }
+    let unit_at = lower.char_indices().last().map_or(0, |(i, _)| i);
+    let (number, unit) = lower.split_at(unit_at);
+    let n: u64 = number.trim().parse().map_err(|_| bad())?;
+    let wait = match unit {
+        "s" => Duration::from_secs(n),
+        "m" => Duration::from_secs(n.saturating_mul(60)),
+        _ => return Err(bad()),
+    };
+    if wait > MAX_WAIT {
+        return Err(bad());
+    }
+    Ok(wait)
+}
+
+pub(super) fn parse_matching(text: &str) -> Result<Matching, ConfigError> {
+    Matching::parse(&text.to_ascii_lowercase()).ok_or_else(|| {
+        error(
+            "matching",
+            format!(
+                "`{text}` is not a matching mode; accepted: {} (default issue)",
+                Matching::ACCEPTED
+            ),
         )
     })
 }
@@ -359,6 +526,10 @@ mod tests {
                 &raw.bots,
                 &raw.bots_ran,
                 &raw.fail_on,
+                &raw.fail_on_severity,
+                &raw.required_bots,
+                &raw.wait_for_bots,
+                &raw.matching,
                 &raw.line_window,
                 &raw.title_overlap,
                 &raw.pr_number,

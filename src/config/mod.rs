@@ -7,14 +7,16 @@ mod event;
 mod inputs;
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use secrecy::SecretString;
 
-pub use inputs::INPUT_NAMES;
+pub use inputs::{BOOLEAN_INPUTS, INPUT_NAMES, MAX_WAIT, ONLINE_ONLY};
 
 use crate::adapters::{BotSelection, ExtractOptions};
-use crate::consensus::ConsensusOptions;
-use crate::model::FailOn;
+use crate::consensus::{ConsensusOptions, Matching};
+use crate::gate::RequiredGroup;
+use crate::model::{FailOn, Severity};
 use crate::pipeline::AnalysisOptions;
 
 /// A configuration error: always names the input and the values it accepts.
@@ -34,6 +36,14 @@ pub struct Config {
     /// `None`: derived from the sources that reviewed the PR.
     pub bots_ran: Option<usize>,
     pub fail_on: FailOn,
+    /// `fail-on-severity`; `None`: off.
+    pub fail_on_severity: Option<Severity>,
+    /// `required-bots`; each member is among `sources`.
+    pub required_bots: Vec<RequiredGroup>,
+    /// `wait-for-bots`: how long to wait for the configured bots (zero: decide at once).
+    pub wait_for_bots: Duration,
+    /// How findings are judged the same issue.
+    pub matching: Matching,
     pub line_window: u32,
     pub title_overlap: f64,
     /// `None`: from the event payload.
@@ -93,6 +103,17 @@ impl PrTarget {
     }
 }
 
+/// A PR to find by its head commit: a `workflow_run` after a fork's PR run, whose payload
+/// lists no pull request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HeadLookup {
+    pub owner: String,
+    pub repo: String,
+    pub head_sha: String,
+    /// `owner:branch` of the head, when the payload names it (narrows the search to it).
+    pub head: Option<String>,
+}
+
 impl Config {
     /// Validate the action inputs. `vars` are environment-style pairs; only the
     /// `INPUT_*` ones are read (hyphens kept: `INPUT_FAIL-ON`).
@@ -101,6 +122,17 @@ impl Config {
         I: IntoIterator<Item = (String, String)>,
     {
         inputs::from_pairs(vars.into_iter().collect())
+    }
+
+    /// The source names `required-bots` names (for a default `bots` that must include them).
+    pub fn required_ids(&self) -> Vec<String> {
+        let mut ids: Vec<String> = Vec::new();
+        for member in self.required_bots.iter().flat_map(|g| g.0.iter()) {
+            if !ids.contains(member) {
+                ids.push(member.clone());
+            }
+        }
+        ids
     }
 
     /// The pure pipeline's knobs these inputs set (synthesis keeps its defaults).
@@ -114,8 +146,11 @@ impl Config {
                 bots_ran: self.bots_ran,
                 line_window: self.line_window,
                 title_overlap: self.title_overlap,
+                matching: self.matching,
             },
             fail_on: self.fail_on,
+            fail_on_severity: self.fail_on_severity,
+            required: self.required_bots.clone(),
             ..AnalysisOptions::default()
         }
     }
@@ -139,4 +174,14 @@ pub fn resolve_pr(
     event: Option<&serde_json::Value>,
 ) -> Result<Option<PrTarget>, ConfigError> {
     event::resolve(config, env, event)
+}
+
+/// When `resolve_pr` finds none: the head commit whose open PR is to be looked up
+/// (`workflow_run` after a fork's PR run), else `None` (nothing to gate).
+pub fn head_lookup(
+    config: &Config,
+    env: &GitHubEnv,
+    event: Option<&serde_json::Value>,
+) -> Result<Option<HeadLookup>, ConfigError> {
+    event::head_lookup(config, env, event)
 }

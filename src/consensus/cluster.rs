@@ -214,12 +214,12 @@ pub(crate) type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FastHasher>>;
 /// findings or groups, so it tends to stay in cache) instead of reaching back into the
 /// scattered input strings of earlier findings.
 #[derive(Default)]
-struct Interner {
+pub(crate) struct Interner {
     ids: FastMap<Box<str>, usize>,
 }
 
 impl Interner {
-    fn id(&mut self, name: &str) -> usize {
+    pub(crate) fn id(&mut self, name: &str) -> usize {
         if let Some(&id) = self.ids.get(name) {
             return id;
         }
@@ -229,7 +229,7 @@ impl Interner {
     }
 
     /// The names, indexed by id.
-    fn into_names(self) -> Vec<Box<str>> {
+    pub(crate) fn into_names(self) -> Vec<Box<str>> {
         let mut names: Vec<Box<str>> = vec![Box::default(); self.ids.len()];
         for (name, id) in self.ids {
             names[id] = name;

@@ -1,7 +1,11 @@
 //! The consensus engine (seed `consensus-scoring.md`): cluster duplicate findings across
-//! bots, score agreement, bucket. Pure: no I/O, no async, no clock.
+//! bots, score agreement, bucket. Two ways to judge "the same issue": `seed`, exactly the
+//! seed's dedup rule, and `issue` (the default), refined for real bots (`issue` module).
+//! Pure: no I/O, no async, no clock.
 
 mod cluster;
+mod issue;
+mod reason;
 mod render;
 mod score;
 
@@ -9,16 +13,51 @@ pub use cluster::{jaccard, title_tokens};
 pub use render::{locus, render_consensus_markdown, render_provenance};
 pub use score::{bucket_for_score, clamp_confidence};
 
-use crate::model::{ConsensusFinding, ConsensusLevel, NormalizedFinding};
+use crate::model::{ConsensusFinding, ConsensusLevel, MatchReason, NormalizedFinding};
 use cluster::{FastMap, Rules};
 
-/// The seed's knobs.
+pub use issue::{
+    FAR_LINES, FAR_SIMILARITY, MID_SIMILARITY, NEAR_LINES, NEAR_SIMILARITY, STRONG_SIMILARITY,
+};
+
+/// How findings are judged the same issue (the `matching` input).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Matching {
+    /// Content, ranges and one finding per bot: for real bots (docs/scoring.md).
+    #[default]
+    Issue,
+    /// Exactly the seed's dedup rule, for parity with other implementations.
+    Seed,
+}
+
+impl Matching {
+    pub const ACCEPTED: &'static str = "issue, seed";
+
+    pub fn parse(text: &str) -> Option<Matching> {
+        match text.trim() {
+            "issue" => Some(Matching::Issue),
+            "seed" => Some(Matching::Seed),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Matching::Issue => "issue",
+            Matching::Seed => "seed",
+        }
+    }
+}
+
+/// The engine's knobs: the seed's, and the matching mode (`line_window` and
+/// `title_overlap` are the seed rule's; `issue` matching has its own, documented ones).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ConsensusOptions {
     /// Agreement denominator; `None` = distinct bots in the input (at least 1).
     pub bots_ran: Option<usize>,
     pub line_window: u32,
     pub title_overlap: f64,
+    pub matching: Matching,
 }
 
 impl Default for ConsensusOptions {
@@ -27,6 +66,7 @@ impl Default for ConsensusOptions {
             bots_ran: None,
             line_window: 3,
             title_overlap: 0.5,
+            matching: Matching::default(),
         }
     }
 }
@@ -62,7 +102,18 @@ pub fn consensus_owned(
         line_window: options.line_window,
         title_overlap: options.title_overlap,
     };
-    let assignment = cluster::assign_clusters(&findings, rules);
+    let (assignment, category_from, mut reasons) = match options.matching {
+        Matching::Seed => {
+            let assignment = cluster::assign_clusters(&findings, rules);
+            let reasons = seed_reasons(&findings, &assignment, rules);
+            let category_from = assignment.anchors.clone();
+            (assignment, category_from, reasons)
+        }
+        Matching::Issue => {
+            let matched = issue::assign_clusters(&findings);
+            (matched.assignment, matched.category_from, matched.reasons)
+        }
+    };
     let count = assignment.anchors.len();
 
     // Everything that reads the findings comes first, while they are borrowed: one
@@ -111,14 +162,14 @@ pub fn consensus_owned(
     // come in input order, so this reads the input front to back.
     let mut heads: Vec<Head> = aggregates
         .iter()
-        .zip(&assignment.anchors)
-        .map(|(aggregate, &anchor)| {
+        .zip(assignment.anchors.iter().zip(&category_from))
+        .map(|(aggregate, (&anchor, &category_from))| {
             let anchor = &findings[anchor];
             let mut bots = aggregate.bots();
             bots.sort_unstable_by_key(|&b| bot_rank[b]);
             Head {
                 file: anchor.evidence.file.clone(),
-                category: anchor.category.clone(),
+                category: findings[category_from].category.clone(),
                 title: findings[aggregate.title].title.clone(),
                 detected_by: bots.into_iter().map(|b| bot_names[b].to_owned()).collect(),
             }
@@ -153,9 +204,30 @@ pub fn consensus_owned(
                 consensus_score,
                 level: bucket_for_score(consensus_score),
                 members: std::mem::take(&mut members[cluster]),
+                match_reasons: std::mem::take(&mut reasons[cluster]),
             }
         })
         .collect()
+}
+
+/// Per cluster: why each member after the anchor joined it under the seed's rules.
+fn seed_reasons(
+    findings: &[NormalizedFinding],
+    assignment: &cluster::Assignment,
+    rules: Rules,
+) -> Vec<Vec<MatchReason>> {
+    let mut reasons = vec![Vec::new(); assignment.anchors.len()];
+    for (index, &cluster) in assignment.cluster_of.iter().enumerate() {
+        let anchor = assignment.anchors[cluster];
+        if index != anchor {
+            reasons[cluster].push(reason::seed_reason(
+                rules,
+                &findings[anchor],
+                &findings[index],
+            ));
+        }
+    }
+    reasons
 }
 
 /// A cluster's fields copied from its members: the anchor's file and category, the longest
@@ -272,6 +344,14 @@ mod tests {
                     .fold(0.0, f64::max);
                 let agreement_ratio = (detected_by.len() as f64 / bots_ran as f64).min(1.0);
                 let consensus_score = agreement_ratio * max_confidence;
+                let rules = Rules {
+                    line_window: options.line_window,
+                    title_overlap: options.title_overlap,
+                };
+                let match_reasons = members[1..]
+                    .iter()
+                    .map(|m| reason::seed_reason(rules, members[0], m))
+                    .collect();
                 ConsensusFinding {
                     file: members[0].evidence.file.clone(),
                     line,
@@ -285,6 +365,7 @@ mod tests {
                     consensus_score,
                     level: bucket_for_score(consensus_score),
                     members: members.into_iter().cloned().collect(),
+                    match_reasons,
                 }
             })
             .collect();
@@ -341,7 +422,7 @@ mod tests {
             line_window in 0..4u32,
             title_overlap in prop::sample::select(vec![0.0, 0.34, 0.5, 1.0]),
         ) {
-            let options = ConsensusOptions { bots_ran, line_window, title_overlap };
+            let options = ConsensusOptions { bots_ran, line_window, title_overlap, matching: Matching::Seed };
             let expected = naive(&findings, &options);
             prop_assert_eq!(compute_consensus(&findings, &options), expected.clone());
             // The owned entry point is the implementation; the borrowed one only copies.

@@ -142,6 +142,7 @@ mod tests {
         let options = ConsensusOptions {
             bots_ran: Some(bots_ran),
             title_overlap: 0.0,
+            matching: crate::consensus::Matching::Seed,
             ..ConsensusOptions::default()
         };
         let mut clusters = compute_consensus(&members, &options);

@@ -1,10 +1,12 @@
 //! The optional check run on the PR head commit, its annotations sent 50 per request (the
-//! API rejects more): created with the first 50, the rest appended by PATCH.
+//! API rejects more): created with the first 50, the rest appended by PATCH. A write a rate
+//! limit refused is sent again after the wait GitHub asks for.
 
 use http::Method;
 use serde_json::{json, Value};
 
-use super::{GitHub, GitHubError};
+use super::{routes, GitHub, GitHubError};
+use crate::api;
 use crate::config::PrTarget;
 
 /// The Checks API's limit per request.
@@ -45,7 +47,7 @@ pub async fn publish_check_run(
             "annotations": batch.unwrap_or(&[]),
         })
     };
-    let create_path = format!("/repos/{}/{}/check-runs", target.owner, target.repo);
+    let create_path = routes::CREATE_CHECK_RUN.fill(&[&target.owner, &target.repo]);
     let body = json!({
         "name": spec.name,
         "head_sha": spec.head_sha,
@@ -53,26 +55,27 @@ pub async fn publish_check_run(
         "conclusion": spec.conclusion,
         "output": output(batches.next()),
     });
-    let reply = gh.write(Method::POST, &create_path, Some(&body)).await?;
-    let created: Value = reply.json(&create_path)?;
-    let id = created
-        .get("id")
-        .and_then(Value::as_u64)
-        .ok_or_else(|| GitHubError::Decode {
-            endpoint: format!("POST {create_path}"),
+    let reply = gh
+        .write_patiently(Method::POST, &create_path, Some(&body))
+        .await?;
+    let endpoint = format!("POST {create_path}");
+    let created: api::CheckRun = serde_json::from_value(gh.json(&reply, &endpoint)?)
+        .map_err(|err| gh.decode_error(&endpoint, &err))?;
+    if created.id == 0 {
+        return Err(GitHubError::Decode {
+            endpoint,
             message: "the created check run has no `id`".to_owned(),
-        })?;
-    let html_url = created
-        .get("html_url")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_owned();
+        });
+    }
+    let (id, html_url) = (created.id, created.html_url.unwrap_or_default());
     let mut requests = 1;
-    let update_path = format!("{create_path}/{id}");
+    let update_path =
+        routes::UPDATE_CHECK_RUN.fill(&[&target.owner, &target.repo, &id.to_string()]);
     for batch in batches {
         // Annotations are appended by each update.
         let body = json!({ "output": output(Some(batch)) });
-        gh.write(Method::PATCH, &update_path, Some(&body)).await?;
+        gh.write_patiently(Method::PATCH, &update_path, Some(&body))
+            .await?;
         requests += 1;
     }
     Ok(CheckRun {

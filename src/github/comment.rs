@@ -1,13 +1,16 @@
 //! The sticky comment (CONTRACT section 5): one issue comment whose first line is the marker,
 //! authored by us. Oldest kept, extra copies of ours deleted, foreign ones never touched,
-//! no write when unchanged. Convergent without locks: after a create, list again.
+//! no write when unchanged. Convergent without locks: after a create, list again. A write a
+//! rate limit refused is retried from a fresh listing after the wait GitHub asks for (the
+//! comment may have been written meanwhile by another run).
 
 use http::Method;
 use serde_json::{json, Value};
 
 use super::fetch::list_all;
+use super::routes;
 use super::threads::{self, Viewer};
-use super::{GitHub, GitHubError};
+use super::{endpoint_name, GitHub, GitHubError};
 use crate::api::{self, IssueComment};
 use crate::config::PrTarget;
 
@@ -31,14 +34,11 @@ pub struct Sticky {
 /// Whether a comment is one of our stickies: marker on the first line, written by the
 /// token's identity (login and account type: see `Viewer::is`).
 pub fn is_ours(comment: &IssueComment, marker: &str, viewer: &Viewer) -> bool {
-    let first_line = comment
-        .body
-        .as_deref()
-        .unwrap_or("")
-        .lines()
-        .next()
-        .unwrap_or("");
-    first_line.trim() == marker && comment.user.as_ref().is_some_and(|u| viewer.is(u))
+    let body = comment.body.as_deref().unwrap_or("");
+    let first_line = body.lines().next().unwrap_or("");
+    // The adapters' rule (one ownership rule everywhere), for this header's marker.
+    first_line.trim() == marker
+        && crate::adapters::is_own_sticky(body, comment.user.as_ref(), Some(viewer))
 }
 
 /// Our sticky comment: the oldest of ours (the one an upsert keeps), whose state block the
@@ -73,7 +73,45 @@ pub async fn upsert_sticky(
 }
 
 /// `upsert_sticky` for an identity already known (the viewer query runs beside the fetch).
+/// A rate-limited write: wait as GitHub asks, list again, write what is still needed; at
+/// most the retry policy's attempts, then the rate limit's error.
 pub async fn upsert_sticky_as(
+    gh: &GitHub,
+    target: &PrTarget,
+    marker: &str,
+    body: &str,
+    known: Option<&[IssueComment]>,
+    viewer: &Viewer,
+) -> Result<Sticky, GitHubError> {
+    let mut known = known;
+    let mut attempt = 1;
+    loop {
+        match upsert_once(gh, target, marker, body, known, viewer).await {
+            Err(err) if attempt < gh.retry_policy().max_attempts => {
+                let Some(wait) = err.rate_limit_wait() else {
+                    return Err(err);
+                };
+                tracing::warn!(
+                    "{err} (attempt {attempt}); listing again in {:.1}s",
+                    wait.as_secs_f64()
+                );
+                // No time left to wait: the rate limit is what stopped the write.
+                if gh
+                    .pause(wait, &endpoint_name(&Method::POST, &create_path(target)))
+                    .await
+                    .is_err()
+                {
+                    return Err(err);
+                }
+                known = None;
+                attempt += 1;
+            }
+            other => return other,
+        }
+    }
+}
+
+async fn upsert_once(
     gh: &GitHub,
     target: &PrTarget,
     marker: &str,
@@ -102,11 +140,20 @@ pub async fn upsert_sticky_as(
     let mut deleted = Vec::new();
     for extra in &ours {
         match gh
-            .write(Method::DELETE, &comment_path(target, extra.id), None)
+            .write(
+                Method::DELETE,
+                &routes::DELETE_ISSUE_COMMENT.fill(&[
+                    &target.owner,
+                    &target.repo,
+                    &extra.id.to_string(),
+                ]),
+                None,
+            )
             .await
         {
             Ok(_) => deleted.push(extra.id),
             Err(err) if err.status() == Some(404) => {}
+            // A refused delete leaves a duplicate for the next run; not worth failing for.
             Err(err) => tracing::warn!("could not delete a duplicate sticky comment: {err}"),
         }
     }
@@ -155,12 +202,14 @@ fn mine(comments: &[IssueComment], marker: &str, viewer: &Viewer) -> Vec<IssueCo
 }
 
 async fn list_comments(gh: &GitHub, target: &PrTarget) -> Result<Vec<IssueComment>, GitHubError> {
-    let path = format!(
-        "/repos/{}/{}/issues/{}/comments?per_page=100",
-        target.owner, target.repo, target.number
-    );
+    let path = format!("{}?per_page=100", create_path(target));
     let (comments, _) = api::parse_list("issue_comments", list_all(gh, &path).await?);
     Ok(comments)
+}
+
+fn create_path(target: &PrTarget) -> String {
+    let n = target.number.to_string();
+    routes::ISSUE_COMMENTS.fill(&[&target.owner, &target.repo, &n])
 }
 
 /// POST once. On a 5xx or a dropped connection the comment may exist anyway: list first,
@@ -172,10 +221,7 @@ async fn create(
     body: &str,
     viewer: &Viewer,
 ) -> Result<IssueComment, GitHubError> {
-    let path = format!(
-        "/repos/{}/{}/issues/{}/comments",
-        target.owner, target.repo, target.number
-    );
+    let path = create_path(target);
     let payload = json!({ "body": body });
     match gh.write(Method::POST, &path, Some(&payload)).await {
         Ok(reply) => parse_comment(&reply.body, &path),
@@ -199,10 +245,7 @@ fn uncertain(err: &GitHubError) -> bool {
 }
 
 fn comment_path(target: &PrTarget, id: u64) -> String {
-    format!(
-        "/repos/{}/{}/issues/comments/{id}",
-        target.owner, target.repo
-    )
+    routes::UPDATE_ISSUE_COMMENT.fill(&[&target.owner, &target.repo, &id.to_string()])
 }
 
 fn parse_comment(text: &str, path: &str) -> Result<IssueComment, GitHubError> {
@@ -210,7 +253,7 @@ fn parse_comment(text: &str, path: &str) -> Result<IssueComment, GitHubError> {
         .and_then(serde_json::from_value::<IssueComment>)
         .map_err(|err| GitHubError::Decode {
             endpoint: path.to_owned(),
-            message: err.to_string(),
+            message: crate::render::escape::one_line(&err.to_string(), 300),
         })
 }
 

@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::{endpoint_name, GitHub};
+use super::{endpoint_name, routes, GitHub};
 use crate::config::PrTarget;
 use crate::identity::{access_from_permission, Access};
 
@@ -29,10 +29,7 @@ pub async fn lookup(gh: &GitHub, target: &PrTarget, login: &str) -> Access {
             role: "none".to_owned(),
         };
     }
-    let path = format!(
-        "/repos/{}/{}/collaborators/{login}/permission",
-        target.owner, target.repo
-    );
+    let path = routes::COLLABORATOR_PERMISSION.fill(&[&target.owner, &target.repo, login]);
     let reply = match gh.read(&path).await {
         Ok(reply) => reply,
         Err(err) if err.status() == Some(404) => {
@@ -46,7 +43,7 @@ pub async fn lookup(gh: &GitHub, target: &PrTarget, login: &str) -> Access {
         }
     };
     let endpoint = endpoint_name(&http::Method::GET, &path);
-    match reply.json(&endpoint) {
+    match gh.json(&reply, &endpoint) {
         Ok(value) => {
             let field = |name: &str| value.get(name).and_then(Value::as_str).unwrap_or("");
             if field("permission").is_empty() && field("role_name").is_empty() {

@@ -5,7 +5,7 @@
 use std::future::Future;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use super::{GitHubError, Reply};
+use super::{GitHub, GitHubError, Reply};
 
 /// How reads are retried. Waits are capped so a run (and a test) cannot hang on a header.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -123,9 +123,10 @@ fn reset_wait(reply: &Reply, now: SystemTime) -> Option<Duration> {
 }
 
 /// Run `call` until it gives a non-retryable reply or attempts run out. A transport error
-/// (connection refused, reset) is retried like a 5xx; the last one is returned.
+/// (connection refused, reset, no answer in time) is retried like a 5xx; the last one is
+/// returned. A wait that would pass the run's deadline is not waited for.
 pub async fn with_retry<F, Fut>(
-    policy: &RetryPolicy,
+    gh: &GitHub,
     endpoint: &str,
     mut call: F,
 ) -> Result<Reply, GitHubError>
@@ -133,6 +134,7 @@ where
     F: FnMut() -> Fut,
     Fut: Future<Output = Result<Reply, GitHubError>>,
 {
+    let policy = gh.retry_policy();
     let mut attempt = 1;
     loop {
         let wait = match call().await {
@@ -154,7 +156,7 @@ where
             }
             Err(err) => return Err(err),
         };
-        tokio::time::sleep(wait).await;
+        gh.pause(wait, endpoint).await?;
         attempt += 1;
     }
 }

@@ -295,7 +295,7 @@ mod tests {
         };
         s.seen.insert(
             "rc-abcdefgh".into(),
-            entry("SQL injection --> <b>x</b> & @more"),
+            entry("SQL injection --> <b>x</b> & @more \u{202E}\u{1b}\u{7f}\u{85}"),
         );
         s.acks.insert(
             "rc-abcdefgh".into(),
@@ -324,6 +324,10 @@ mod tests {
         assert!(block.starts_with(OPENER) && block.ends_with(" -->"));
         let inner = &block[OPENER.len()..block.len() - CLOSER.len()];
         assert!(!inner.contains(['>', '<', '&', '@']));
+        assert!(
+            !inner.chars().any(crate::render::escape::is_hazard),
+            "{inner}"
+        );
         let body = format!("<!-- review-bot-ack -->\n## verdict\n\n{block}\n");
         assert_eq!(decode(&body), Ok(Some(s)));
         assert_eq!(decode("<!-- review-bot-ack -->\nno block"), Ok(None));

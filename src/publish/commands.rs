@@ -1,7 +1,11 @@
 //! GitHub workflow commands (`::error::`, `::warning::`, `::group::`), escaped.
 //!
 //! Escaping follows the runner's `ActionCommand`: in the message `%`, CR and LF; in property
-//! values also `:` and `,`. A message can therefore never start a second command line.
+//! values also `:` and `,`. A message can therefore never start a second command line. Other
+//! control characters (ESC, NUL, ...) and bidirectional controls never reach the log: they
+//! are written as `\u{1b}`.
+
+use crate::render::escape::is_hazard;
 
 /// A workflow command line, e.g. `::error file=a.rs,line=3,title=T::message`.
 pub fn command(name: &str, properties: &[(&str, String)], message: &str) -> String {
@@ -25,6 +29,7 @@ pub fn escape_data(text: &str) -> String {
             '%' => out.push_str("%25"),
             '\r' => out.push_str("%0D"),
             '\n' => out.push_str("%0A"),
+            c if is_hazard(c) => out.extend(c.escape_unicode()),
             c => out.push(c),
         }
     }
@@ -41,6 +46,7 @@ pub fn escape_property(text: &str) -> String {
             '\n' => out.push_str("%0A"),
             ':' => out.push_str("%3A"),
             ',' => out.push_str("%2C"),
+            c if is_hazard(c) => out.extend(c.escape_unicode()),
             c => out.push(c),
         }
     }
@@ -100,6 +106,20 @@ mod tests {
         let line = error("oops\n::add-mask::secret");
         assert_eq!(line.lines().count(), 1);
         assert!(line.starts_with("::error::"));
+    }
+
+    #[test]
+    fn control_and_bidi_characters_never_reach_the_log() {
+        let line = command(
+            "error",
+            &[("title", "t\u{1b}[2J\u{202E}".to_owned())],
+            "x\u{0}\u{1b}]0;owned\u{7}\u{2066}y",
+        );
+        assert!(!line.chars().any(is_hazard), "{line:?}");
+        assert_eq!(
+            line,
+            "::error title=t\\u{1b}[2J\\u{202e}::x\\u{0}\\u{1b}]0;owned\\u{7}\\u{2066}y"
+        );
     }
 
     #[test]

@@ -145,10 +145,10 @@ pub fn check_annotations(outcome: &Outcome) -> Vec<serde_json::Value> {
 }
 
 /// Annotation text is shown as plain text: keep line breaks and tabs, drop other control
-/// characters (bot text is untrusted and may carry terminal escapes).
+/// and bidirectional characters (bot text is untrusted and may carry terminal escapes).
 fn plain(text: &str) -> String {
     text.chars()
-        .filter(|c| !c.is_control() || matches!(c, '\n' | '\t'))
+        .filter(|c| !crate::render::escape::is_hazard(*c) || matches!(c, '\n' | '\t'))
         .collect()
 }
 
@@ -204,6 +204,7 @@ mod tests {
                 consensus_score: 0.8,
                 level,
                 members: vec![member],
+                match_reasons: Vec::new(),
             },
             corroborated_by: Vec::new(),
             contested_by: Vec::new(),
@@ -228,6 +229,9 @@ mod tests {
             sources: Vec::new(),
             findings,
             fail_on: FailOn::Confirmed,
+            fail_on_severity: None,
+            required_bots: Vec::new(),
+            not_reviewed: Vec::new(),
             gate: Gate::Fail,
             identity: Default::default(),
         }

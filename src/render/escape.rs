@@ -22,6 +22,69 @@ fn is_bidi_control(c: char) -> bool {
     matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
 }
 
+/// A character that must never reach a log line, a workflow command or an annotation as
+/// itself: C0/C1 controls (ESC, NUL, DEL, ...), bidirectional controls and marks, line and
+/// paragraph separators, the byte-order mark.
+pub fn is_hazard(c: char) -> bool {
+    c.is_control()
+        || is_bidi_control(c)
+        || matches!(
+            c,
+            '\u{200E}' | '\u{200F}' | '\u{061C}' | '\u{2028}' | '\u{2029}' | '\u{FEFF}'
+        )
+}
+
+/// Text from a server or a bot for one log line: every hazard shown escaped (`\n`,
+/// `\u{1b}`), so it can neither start a line of its own (a `::set-output` workflow
+/// command) nor move the terminal; at most `max_chars` characters (escapes included),
+/// then `…`.
+pub fn one_line(text: &str, max_chars: usize) -> String {
+    let mut out = String::with_capacity(text.len().min(max_chars + 8));
+    let mut count = 0;
+    for c in text.chars() {
+        let piece: String = if matches!(c, '\n' | '\r' | '\t' | '\0') {
+            c.escape_debug().collect()
+        } else if is_hazard(c) {
+            c.escape_unicode().collect()
+        } else {
+            c.to_string()
+        };
+        let len = piece.chars().count();
+        if count + len > max_chars {
+            out.push('…');
+            break;
+        }
+        out.push_str(&piece);
+        count += len;
+    }
+    out
+}
+
+/// GitHub's token formats (`ghp_`, `ghs_`, `gho_`, `ghu_`, `ghr_`, `github_pat_`).
+fn token_pattern() -> &'static regex::Regex {
+    static PATTERN: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    PATTERN.get_or_init(|| {
+        regex::Regex::new(r"\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})")
+            .unwrap_or_else(|err| unreachable!("a fixed pattern: {err}"))
+    })
+}
+
+/// Text with every `secret` (a token we were given) and anything shaped like a GitHub
+/// token replaced by `***`: an API message that echoes the token reaches no log, comment,
+/// summary or report.
+pub fn redact(text: &str, secrets: &[&str]) -> String {
+    let mut out = text.to_owned();
+    for secret in secrets.iter().filter(|s| s.len() >= 8) {
+        if out.contains(*secret) {
+            out = out.replace(*secret, "***");
+        }
+    }
+    match token_pattern().replace_all(&out, "***") {
+        std::borrow::Cow::Borrowed(_) => out,
+        std::borrow::Cow::Owned(replaced) => replaced,
+    }
+}
+
 /// Make bot text safe inline in the sticky comment: no markup breakout, no mentions, no marker.
 pub fn escape_inline(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 8);
@@ -70,8 +133,10 @@ pub fn escape_inline(text: &str) -> String {
 
 /// Serialised JSON made inert inside an HTML comment (the state block): `<`, `>`, `&` and
 /// `@` become JSON's own `\u003c`, `\u003e`, `\u0026`, `\u0040` escapes, so the text can
-/// hold no `-->` (nor `--!>`) to end the comment early, no markup and no `@mention`; it
-/// still parses back to the same value. Outside strings JSON never uses these characters.
+/// hold no `-->` (nor `--!>`) to end the comment early, no markup and no `@mention`; so do
+/// the hazards JSON leaves as they are (bidirectional controls, DEL, C1 controls), so the
+/// comment carries none into a check run or a job summary. It still parses back to the same
+/// value. Outside strings JSON never uses these characters.
 pub fn json_for_html_comment(json: &str) -> String {
     let mut out = String::with_capacity(json.len());
     for c in json.chars() {
@@ -80,6 +145,8 @@ pub fn json_for_html_comment(json: &str) -> String {
             '>' => out.push_str("\\u003e"),
             '&' => out.push_str("\\u0026"),
             '@' => out.push_str("\\u0040"),
+            // Every hazard is in the basic plane: four hex digits.
+            c if is_hazard(c) => out.push_str(&format!("\\u{:04x}", u32::from(c))),
             _ => out.push(c),
         }
     }
@@ -198,6 +265,29 @@ mod tests {
         assert_eq!(escape_inline("a\u{2028}b\u{85}c"), "a b c");
         assert_eq!(escape_inline("x\u{0}y\u{202E}z"), "xyz");
         assert_eq!(escape_inline("日本語 مرحبا 🎉"), "日本語 مرحبا 🎉");
+    }
+
+    #[test]
+    fn one_line_escapes_every_hazard_and_caps_the_length() {
+        let text = "a\n::set-output name=gate::pass\r\u{1b}[31mred\u{0}\u{202E}x\ty";
+        let line = one_line(text, 200);
+        assert_eq!(
+            line,
+            "a\\n::set-output name=gate::pass\\r\\u{1b}[31mred\\0\\u{202e}x\\ty"
+        );
+        assert!(!line.chars().any(is_hazard));
+        assert_eq!(one_line("日本語 text", 3), "日本語…");
+        assert_eq!(one_line("\u{1b}\u{1b}", 9), "\\u{1b}…", "escapes count");
+        assert_eq!(one_line("short", 5), "short");
+    }
+
+    #[test]
+    fn redact_hides_the_token_and_githubs_token_shapes() {
+        let token = "fake-test-token-TESTTOKEN0123456789abcdef";
+        let echoed = format!("Bad credentials: {token} (also ghs_{})", "A".repeat(36));
+        assert_eq!(redact(&echoed, &[token]), "Bad credentials: *** (also ***)");
+        assert_eq!(redact("nothing secret", &[token, ""]), "nothing secret");
+        assert_eq!(redact("ghp_short", &[]), "ghp_short");
     }
 
     #[test]

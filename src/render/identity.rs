@@ -28,6 +28,16 @@ fn short(head: &str) -> &str {
 /// The line the comment opens with, and the resolved / awaiting lists folded below it.
 /// Empty before the identity stage ran.
 pub fn changes(outcome: &Outcome) -> String {
+    changes_with(outcome, true)
+}
+
+/// `changes` without the folded lists, for a comment head with no room for them (they stay
+/// in the JSON report).
+pub fn changes_line(outcome: &Outcome) -> String {
+    changes_with(outcome, false)
+}
+
+fn changes_with(outcome: &Outcome, lists: bool) -> String {
     let identity = &outcome.identity;
     if identity.state.v == 0 {
         return String::new();
@@ -47,6 +57,10 @@ pub fn changes(outcome: &Outcome) -> String {
         let _ = writeln!(out, "\n⚠️ {}", escape_inline(note));
     }
     if identity.resolved.is_empty() && identity.awaiting.is_empty() {
+        return out;
+    }
+    if !lists {
+        out.push_str("\n_The resolved and awaiting lists are in the JSON report._\n");
         return out;
     }
     let _ = writeln!(

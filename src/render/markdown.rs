@@ -4,9 +4,10 @@
 use std::fmt::Write as _;
 
 use crate::consensus::{locus, render_provenance};
+use crate::gate;
 use crate::model::{
-    ConsensusLevel, Coverage, FailOn, Gate, Outcome, SourceState, SourceStatus, SuppressionReason,
-    SynthesizedFinding,
+    ConsensusLevel, Coverage, FailOn, Gate, Outcome, Severity, SourceState, SourceStatus,
+    SuppressionReason, SynthesizedFinding,
 };
 use crate::render::escape::{encode_path, escape_inline, escape_url};
 use crate::render::identity;
@@ -50,8 +51,61 @@ fn level_title(level: ConsensusLevel) -> &'static str {
     }
 }
 
-/// Marker, verdict, counts and the sources: always shown in full.
+/// How much of the sources' notes the head shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Notes {
+    /// Each kind of note once with its count, a few examples of each.
+    Summary,
+    /// Only how many notes each source has (when the summary would not fit).
+    Counts,
+}
+
+/// Distinct notes shown per source; the rest are counted.
+const NOTE_KINDS: usize = 5;
+/// Example object ids shown per kind of unreadable object.
+const NOTE_EXAMPLES: usize = 3;
+/// Longest note shown (characters, before escaping).
+const NOTE_CHARS: usize = 200;
+
+/// Marker, verdict, what changed since the last run, counts and the sources. Never more than
+/// a quarter of the body: with too many notes to summarise only their counts are shown, then
+/// the resolved / awaiting lists give way to their counts, and a head still too long is cut
+/// with a line saying so (the JSON report has every note and every list).
 fn render_head(outcome: &Outcome, options: &RenderOptions) -> String {
+    let budget = options.max_chars / 4;
+    for (notes, lists) in [
+        (Notes::Summary, true),
+        (Notes::Counts, true),
+        (Notes::Counts, false),
+    ] {
+        let head = render_head_with(outcome, options, notes, lists);
+        if head.chars().count() <= budget {
+            return head;
+        }
+    }
+    let head = render_head_with(outcome, options, Notes::Counts, false);
+    let cut_line = "\n_✂️ The list of sources was cut to fit the comment; the JSON report \
+                    lists them all._\n";
+    let keep = budget.saturating_sub(cut_line.chars().count());
+    let mut cut: String = head.chars().take(keep).collect();
+    // End on a whole line, so no markup is left open mid-line; the marker line always stays.
+    let marker_line = marker(options.header.as_deref()).len() + 1;
+    match cut.rfind('\n') {
+        Some(end) if end + 1 >= marker_line => cut.truncate(end + 1),
+        _ => cut = head[..marker_line].to_owned(),
+    }
+    cut.push_str(cut_line);
+    cut
+}
+
+/// The head with the sources' `notes` at that detail, and the resolved / awaiting lists
+/// folded in or only counted.
+fn render_head_with(
+    outcome: &Outcome,
+    options: &RenderOptions,
+    notes: Notes,
+    lists: bool,
+) -> String {
     let mut out = marker(options.header.as_deref());
     out.push('\n');
     let blocking = outcome
@@ -70,22 +124,62 @@ fn render_head(outcome: &Outcome, options: &RenderOptions) -> String {
         FailOn::Unverified => "unverified",
         FailOn::Never => "never",
     };
+    let severe = gate::severity_blocking(&outcome.findings, outcome.fail_on_severity);
     let _ = match (outcome.gate, outcome.fail_on) {
-        (Gate::Fail, _) => writeln!(
-            out,
-            "## ❌ review-consensus: gate failed\n\n**{blocking}** surfaced finding(s) at or \
-             above `{fail_on}`."
-        ),
-        (Gate::Pass, FailOn::Never) => writeln!(
-            out,
-            "## ✅ review-consensus: gate passed\n\nThe gate is off (`fail-on: never`)."
-        ),
-        (Gate::Pass, _) => writeln!(
-            out,
-            "## ✅ review-consensus: gate passed\n\nNo surfaced finding at or above `{fail_on}`."
-        ),
+        (Gate::Fail, _) => {
+            // Each rule that failed, in the order the gate applies them.
+            let mut reasons = Vec::new();
+            if blocking > 0 {
+                reasons.push(format!(
+                    "**{blocking}** surfaced finding(s) at or above `{fail_on}`"
+                ));
+            }
+            if let (Some(floor), false) = (outcome.fail_on_severity, severe.is_empty()) {
+                reasons.push(format!(
+                    "**{}** (`fail-on-severity: {floor}`)",
+                    severity_phrase(&severe)
+                ));
+            }
+            if !outcome.not_reviewed.is_empty() {
+                reasons.push(format!("not reviewed: {}", not_reviewed_list(outcome)));
+            }
+            writeln!(
+                out,
+                "## ❌ review-consensus: gate failed\n\n{}.",
+                reasons.join("; ")
+            )
+        }
+        (Gate::Pass, FailOn::Never)
+            if outcome.fail_on_severity.is_none() && outcome.required_bots.is_empty() =>
+        {
+            writeln!(
+                out,
+                "## ✅ review-consensus: gate passed\n\nThe gate is off (`fail-on: never`)."
+            )
+        }
+        (Gate::Pass, _) => {
+            let mut passed = Vec::new();
+            if outcome.fail_on != FailOn::Never {
+                passed.push(format!("No surfaced finding at or above `{fail_on}`"));
+            }
+            if let Some(floor) = outcome.fail_on_severity {
+                passed.push(format!("none at or above severity `{floor}`"));
+            }
+            if !outcome.required_bots.is_empty() {
+                passed.push("every required bot reviewed the head commit".to_owned());
+            }
+            let mut line = passed.join("; ");
+            if let Some(first) = line.get(..1) {
+                line = first.to_uppercase() + &line[1..];
+            }
+            writeln!(out, "## ✅ review-consensus: gate passed\n\n{line}.")
+        }
     };
-    out.push_str(&identity::changes(outcome));
+    out.push_str(&if lists {
+        identity::changes(outcome)
+    } else {
+        identity::changes_line(outcome)
+    });
     let _ = writeln!(
         out,
         "\n| Confirmed | Needs verification | Unverified | Suppressed |\n|---:|---:|---:|---:|\n\
@@ -95,11 +189,34 @@ fn render_head(outcome: &Outcome, options: &RenderOptions) -> String {
         outcome.count_at(ConsensusLevel::Unverified),
         outcome.suppressed().count()
     );
-    render_sources(&mut out, outcome);
+    render_sources(&mut out, outcome, notes);
     out
 }
 
-fn render_sources(out: &mut String, outcome: &Outcome) {
+/// `1 critical finding`, `1 critical and 2 high findings`, `3 high findings`.
+pub fn severity_phrase(counts: &[(Severity, usize)]) -> String {
+    let total: usize = counts.iter().map(|(_, n)| n).sum();
+    let parts: Vec<String> = counts.iter().map(|(s, n)| format!("{n} {s}")).collect();
+    let joined = match parts.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+        None => "0".to_owned(),
+    };
+    let noun = if total == 1 { "finding" } else { "findings" };
+    format!("{joined} {noun}")
+}
+
+/// `coderabbit|sourcery, codex` (names from the configuration, escaped anyway).
+fn not_reviewed_list(outcome: &Outcome) -> String {
+    outcome
+        .not_reviewed
+        .iter()
+        .map(|g| escape_inline(g))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn render_sources(out: &mut String, outcome: &Outcome, detail: Notes) {
     let ran: Vec<String> = outcome
         .sources
         .iter()
@@ -121,20 +238,21 @@ fn render_sources(out: &mut String, outcome: &Outcome) {
     }
     // Sources with notes one by one; the others grouped by state ("absent: a, b").
     let mut missing: Vec<String> = Vec::new();
-    let mut quiet: Vec<(&str, Vec<String>)> = Vec::new();
+    let mut quiet: Vec<(String, Vec<String>)> = Vec::new();
     for source in outcome
         .sources
         .iter()
         .filter(|s| s.status != SourceState::Ok || !s.coverage.ran())
     {
-        if source.notes.is_empty() {
-            let state = missing_state(source);
+        let state = missing_state(source);
+        // Plain states group ("absent: a, b"); one with a signal or notes stands alone.
+        if source.notes.is_empty() && !state.contains(':') {
             match quiet.iter_mut().find(|(s, _)| *s == state) {
                 Some((_, bots)) => bots.push(escape_inline(&source.bot)),
                 None => quiet.push((state, vec![escape_inline(&source.bot)])),
             }
         } else {
-            missing.push(describe_missing(source));
+            missing.push(describe_missing(source, detail));
         }
     }
     missing.extend(
@@ -160,7 +278,7 @@ fn render_sources(out: &mut String, outcome: &Outcome) {
             if s.skipped > 0 {
                 let _ = write!(text, " ({} skipped as unreadable)", s.skipped);
             }
-            append_notes(&mut text, s);
+            append_notes(&mut text, s, detail);
             text
         })
         .collect();
@@ -169,26 +287,169 @@ fn render_sources(out: &mut String, outcome: &Outcome) {
     }
 }
 
-fn missing_state(source: &SourceStatus) -> &'static str {
-    match (source.status, source.coverage) {
+/// `declined (notice: quota)`, `absent (check run X: in_progress)`, `absent`.
+fn missing_state(source: &SourceStatus) -> String {
+    let state = match (source.status, source.coverage) {
         (SourceState::Malformed, _) => "malformed",
         (_, Coverage::Declined) => "declined",
         (_, Coverage::Absent) => "absent",
         _ => "missing",
+    };
+    let signal = source.coverage_signal.as_str();
+    let says_more = !signal.is_empty() && signal != "nothing posted" && signal != "notice";
+    if says_more && matches!(source.coverage, Coverage::Declined | Coverage::Absent) {
+        format!("{state}: {}", escape_inline(signal))
+    } else {
+        state.to_owned()
     }
 }
 
-fn describe_missing(source: &SourceStatus) -> String {
+fn describe_missing(source: &SourceStatus, detail: Notes) -> String {
     let mut text = format!("{} ({})", escape_inline(&source.bot), missing_state(source));
-    append_notes(&mut text, source);
+    append_notes(&mut text, source, detail);
     text
 }
 
-fn append_notes(text: &mut String, source: &SourceStatus) {
-    if !source.notes.is_empty() {
-        let notes: Vec<String> = source.notes.iter().map(|n| escape_inline(n)).collect();
-        let _ = write!(text, ": {}", notes.join(", "));
+fn append_notes(text: &mut String, source: &SourceStatus, detail: Notes) {
+    if source.notes.is_empty() {
+        return;
     }
+    match detail {
+        Notes::Summary => {
+            let _ = write!(text, ": {}", summarise_notes(&source.notes).join(", "));
+        }
+        Notes::Counts => {
+            let _ = write!(text, ": {} note(s) in the JSON report", source.notes.len());
+        }
+    }
+}
+
+/// One kind of note: an unreadable object's (`skipped: SURFACE #ID: REASON`, grouped by
+/// surface and reason with the ids as examples) or any other note (grouped when equal).
+#[derive(Debug)]
+struct NoteKind<'a> {
+    surface: Option<&'a str>,
+    /// The reason with quoted values masked (the grouping key).
+    text: String,
+    /// The first note's own reason, shown when it is the only one of its kind.
+    first: &'a str,
+    ids: Vec<&'a str>,
+    count: usize,
+}
+
+/// A reason with the values it quotes masked (`` invalid type: integer `17` `` and `` `18` ``
+/// are one reason): serde quotes the offending value.
+fn reason_kind(reason: &str) -> String {
+    let mut out = String::with_capacity(reason.len());
+    let mut quote: Option<char> = None;
+    for c in reason.chars() {
+        match quote {
+            Some(q) if c == q => {
+                out.push('…');
+                out.push(c);
+                quote = None;
+            }
+            Some(_) => {}
+            None => {
+                out.push(c);
+                if c == '`' || c == '"' {
+                    quote = Some(c);
+                }
+            }
+        }
+    }
+    if quote.is_some() {
+        // An unclosed quote: keep the text as it was.
+        return reason.to_owned();
+    }
+    out
+}
+
+/// `skipped: review_comments #5: invalid type` -> (`review_comments`, `5`, `invalid type`).
+fn unreadable_note(note: &str) -> Option<(&str, &str, &str)> {
+    let rest = note.strip_prefix("skipped: ")?;
+    let (surface, rest) = rest.split_once(" #")?;
+    let (id, reason) = rest.split_once(": ")?;
+    (!id.contains(' ')).then_some((surface, id, reason))
+}
+
+/// The notes of one source, each kind once with its count and a few example ids, at most
+/// `NOTE_KINDS` kinds and then how many more: 20,000 unreadable comments make one line.
+fn summarise_notes(notes: &[String]) -> Vec<String> {
+    let mut kinds: Vec<NoteKind<'_>> = Vec::new();
+    let mut index: std::collections::HashMap<(Option<&str>, String), usize> =
+        std::collections::HashMap::new();
+    for note in notes {
+        let (surface, id, first, text) = match unreadable_note(note) {
+            Some((surface, id, reason)) => (
+                Some(surface),
+                Some(id).filter(|id| *id != "?"),
+                reason,
+                reason_kind(reason),
+            ),
+            None => (None, None, note.as_str(), note.clone()),
+        };
+        match index.get(&(surface, text.clone())) {
+            Some(&at) => {
+                let kind = &mut kinds[at];
+                kind.count += 1;
+                if let Some(id) = id.filter(|_| kind.ids.len() < NOTE_EXAMPLES) {
+                    kind.ids.push(id);
+                }
+            }
+            None => {
+                index.insert((surface, text.clone()), kinds.len());
+                kinds.push(NoteKind {
+                    surface,
+                    text,
+                    first,
+                    ids: id.into_iter().collect(),
+                    count: 1,
+                });
+            }
+        }
+    }
+    let shown = kinds.len().min(NOTE_KINDS);
+    let mut out: Vec<String> = kinds[..shown]
+        .iter()
+        .map(|kind| {
+            let shown = if kind.count == 1 {
+                kind.first
+            } else {
+                &kind.text
+            };
+            let text = escape_inline(&crate::adapters::markdown::shorten(shown, NOTE_CHARS));
+            let mut line = match kind.surface {
+                Some(surface) => format!("skipped: {} — {text}", escape_inline(surface)),
+                None => text,
+            };
+            // Plain ids: `#123` would link to issue 123.
+            let ids: Vec<String> = kind.ids.iter().map(|id| escape_inline(id)).collect();
+            let more = if kind.count > kind.ids.len() {
+                ", …"
+            } else {
+                ""
+            };
+            match (kind.count, ids.is_empty()) {
+                (1, true) => {}
+                (1, false) => {
+                    let _ = write!(line, " (id {})", ids.join(", "));
+                }
+                (n, true) => {
+                    let _ = write!(line, " (×{n})");
+                }
+                (n, false) => {
+                    let _ = write!(line, " (×{n}: ids {}{more})", ids.join(", "));
+                }
+            }
+            line
+        })
+        .collect();
+    let hidden: usize = kinds[shown..].iter().map(|k| k.count).sum();
+    if hidden > 0 {
+        out.push(format!("{hidden} more note(s) in the JSON report"));
+    }
+    out
 }
 
 /// The locus, linked to the file at the head commit when everything needed is known.
@@ -262,6 +523,9 @@ fn render_finding(
         finding.rank_score,
         merged_confidence_name(finding),
     );
+    if let Some(why) = render_match_reasons(c) {
+        let _ = writeln!(out, "  matched on: {why}");
+    }
     if finding.is_contested() {
         let reasons: Vec<String> = finding
             .contested_by
@@ -285,6 +549,26 @@ fn render_finding(
         );
     }
     out
+}
+
+/// Shared terms a link shows in the comment (the report has them all).
+const SHOWN_TERMS: usize = 3;
+
+/// Why the members were judged one issue, one link after the other:
+/// `lines 65/163 · \`mergedToday[0]\` · \`last_merge\``.
+fn render_match_reasons(c: &crate::model::ConsensusFinding) -> Option<String> {
+    let links: Vec<String> = c
+        .match_reasons
+        .iter()
+        .map(|reason| {
+            std::iter::once(reason.lines.as_str())
+                .chain(reason.shared.iter().take(SHOWN_TERMS).map(String::as_str))
+                .map(escape_inline)
+                .collect::<Vec<_>>()
+                .join(" · ")
+        })
+        .collect();
+    (!links.is_empty()).then(|| links.join("; "))
 }
 
 fn merged_confidence_name(finding: &SynthesizedFinding) -> &'static str {

@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use crate::identity::{Lapsed, Refusal, Tracked};
-use crate::model::{ConsensusLevel, FailOn, Outcome, SourceStatus, SynthesizedFinding};
+use crate::model::{ConsensusLevel, FailOn, Outcome, Severity, SourceStatus, SynthesizedFinding};
 
 pub const REPORT_VERSION: u32 = 1;
 
@@ -25,6 +25,9 @@ pub struct Report<'a> {
     counts: Counts,
     findings: &'a [SynthesizedFinding],
     fail_on: FailOn,
+    fail_on_severity: Option<Severity>,
+    required_bots: &'a [String],
+    not_reviewed: &'a [String],
     gate: &'static str,
     changes: Changes<'a>,
     acknowledgements: Acknowledgements<'a>,
@@ -77,6 +80,9 @@ pub fn render_report(outcome: &Outcome) -> Report<'_> {
         },
         findings: &outcome.findings,
         fail_on: outcome.fail_on,
+        fail_on_severity: outcome.fail_on_severity,
+        required_bots: &outcome.required_bots,
+        not_reviewed: &outcome.not_reviewed,
         gate: outcome.gate.as_str(),
         changes: Changes {
             first_run: identity.first_run,
@@ -136,6 +142,7 @@ mod tests {
             bot: bot.into(),
             status,
             coverage,
+            coverage_signal: String::new(),
             findings: 1,
             skipped: 0,
             notes: Vec::new(),
@@ -153,6 +160,9 @@ mod tests {
             gate: gate::decide(&findings, FailOn::Confirmed),
             findings,
             fail_on: FailOn::Confirmed,
+            fail_on_severity: None,
+            required_bots: Vec::new(),
+            not_reviewed: Vec::new(),
             identity: Default::default(),
         }
     }

@@ -13,7 +13,7 @@ use std::io;
 
 use serde::Serialize;
 
-use crate::model::{ConsensusLevel, Outcome, Severity, SynthesizedFinding};
+use crate::model::{ConsensusLevel, MatchReason, Outcome, Severity, SynthesizedFinding};
 use crate::render::escape;
 use crate::synthesis::TOOL_VERIFIED;
 
@@ -297,14 +297,6 @@ fn provenance(outcome: &Outcome, server_url: Option<&str>) -> Option<[Provenance
     }])
 }
 
-// ---- matchReasons -----------------------------------------------------------------------
-/// Why the finding's members were judged one issue. `ConsensusFinding::match_reasons`
-/// (issue 8) is not on this branch yet: until it is, every finding gives none. Map it here.
-fn match_reasons(_finding: &SynthesizedFinding) -> &'static [String] {
-    &[]
-}
-// -----------------------------------------------------------------------------------------
-
 fn json_len(value: &impl Serialize) -> usize {
     let mut counter = Counter(0);
     let _ = serde_json::to_writer(&mut counter, value);
@@ -564,7 +556,7 @@ impl<'a> SarifResult<'a> {
                 agreement: c.agreement_ratio,
                 level: c.level,
                 severity: c.severity,
-                match_reasons: match_reasons(finding),
+                match_reasons: &c.match_reasons,
                 contested_by: &finding.contested_by,
                 rank_score: finding.rank_score,
             },
@@ -607,7 +599,8 @@ struct ResultProperties<'a> {
     agreement: f64,
     level: ConsensusLevel,
     severity: Severity,
-    match_reasons: &'a [String],
+    /// Why the members were judged one issue (the report's `match_reasons`).
+    match_reasons: &'a [MatchReason],
     #[serde(skip_serializing_if = "<[String]>::is_empty")]
     contested_by: &'a [String],
     rank_score: u8,
@@ -797,7 +790,10 @@ mod tests {
                 Some(finding.consensus.agreement_ratio)
             );
             assert_eq!(props["level"], finding.consensus.level.as_str());
-            assert!(props["matchReasons"].is_array());
+            assert_eq!(
+                props["matchReasons"],
+                serde_json::to_value(&finding.consensus.match_reasons).unwrap()
+            );
             assert_eq!(
                 result["level"],
                 sarif_level(finding.consensus.level, finding.consensus.severity)
@@ -808,6 +804,11 @@ mod tests {
             .find(|r| r["properties"]["level"] == "confirmed")
             .expect("alpha, beta and gamma agree on app/api.py");
         assert_eq!(confirmed["level"], "error");
+        let reasons = confirmed["properties"]["matchReasons"].as_array().unwrap();
+        assert!(
+            !reasons.is_empty() && reasons[0]["between"].is_array(),
+            "{reasons:?}"
+        );
         assert_eq!(
             confirmed["locations"][0]["physicalLocation"]["region"]["startLine"],
             10

@@ -202,14 +202,15 @@ fn disputes_contest_and_keep_the_finding() {
 #[test]
 fn suppression_rules_and_reasons() {
     let mut input = background();
-    input.push(f("a", Severity::Medium, "style", "style.py", 1));
-    let mut nit = f("a", Severity::Medium, "maintainability", "nit.py", 1);
+    input.push(f("a", Severity::Low, "style", "style.py", 1));
+    input.push(f("a", Severity::Medium, "style", "medium-style.py", 1));
+    let mut nit = f("a", Severity::Low, "maintainability", "nit.py", 1);
     nit.nitpick = true;
     input.push(nit);
-    let mut mixed = f("a", Severity::Medium, "maintainability", "mixed.py", 1);
+    let mut mixed = f("a", Severity::Low, "maintainability", "mixed.py", 1);
     mixed.nitpick = true;
     input.push(mixed);
-    input.push(f("b", Severity::Medium, "maintainability", "mixed.py", 2));
+    input.push(f("b", Severity::Low, "maintainability", "mixed.py", 2));
     input.push(f("a", Severity::Low, "bug", "low.py", 1));
     let mut weak = f("a", Severity::Medium, "bug", "weak.py", 1);
     weak.confidence = 0.4;
@@ -234,6 +235,11 @@ fn suppression_rules_and_reasons() {
     assert_eq!(
         reason("nit.py"),
         Some(SuppressionReason::StyleCoveredByLinters)
+    );
+    assert_eq!(
+        reason("medium-style.py"),
+        None,
+        "medium and above are never hidden as style"
     );
     assert_eq!(reason("mixed.py"), None, "one member is not a nitpick");
     assert_eq!(
@@ -277,7 +283,7 @@ fn surfaced_first_in_rank_order_then_suppressed_nothing_dropped() {
     let mut input = background();
     input.push(f("a", Severity::Low, "bug", "low.py", 1));
     input.push(f("a", Severity::Medium, "bug", "mid.py", 1));
-    input.push(f("a", Severity::Medium, "style", "style.py", 1));
+    input.push(f("a", Severity::Low, "style", "style.py", 1));
     let out = run(&input, 3);
     assert_eq!(out.len(), 9, "every cluster is kept");
     let first_suppressed = out.iter().position(|f| f.suppressed).expect("suppressed");

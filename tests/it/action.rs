@@ -327,16 +327,96 @@ async fn issue_comment_events_fetch_the_head_sha_for_the_check_run() {
 }
 
 #[tokio::test]
-async fn workflow_run_events_use_their_first_pull_request() {
+async fn workflow_run_events_use_the_pull_request_of_this_repository() {
     let data = PrData::fixture("pr-101-three-bots");
     let fake = FakeBuilder::new(data.clone()).start().await;
-    let event = json!({"workflow_run": {"head_sha": "8c1f0d3b6a2e4f57c9d1a0b3e6f7c8d9a1b2c3d4",
-        "pull_requests": [{"number": 101, "head": {"sha": "8c1f0d3b6a2e4f57c9d1a0b3e6f7c8d9a1b2c3d4"}}]}});
+    let head = "8c1f0d3b6a2e4f57c9d1a0b3e6f7c8d9a1b2c3d4";
+    let event = json!({"repository": {"id": 1, "full_name": "acme/payments-api"},
+        "workflow_run": {"event": "pull_request", "head_sha": head, "pull_requests": [
+            {"number": 5, "head": {"sha": head}, "base": {"repo": {"id": 2, "name": "payments-api"}}},
+            {"number": 101, "head": {"sha": head}, "base": {"repo": {"id": 1, "name": "payments-api"}}}]}});
     let ran = ActionRun::new(&fake, &data)
         .event("workflow_run", event)
         .run();
     assert_eq!(ran.code, 1, "{}", ran.stderr);
     assert_eq!(ran.output("confirmed"), "4");
+    assert_eq!(fake.count("GET /repos/acme/payments-api/pulls/5"), 0);
+    assert_clean(&fake);
+}
+
+#[tokio::test]
+async fn workflow_run_after_a_fork_pr_finds_the_pr_by_its_head_and_writes_the_comment() {
+    let mut data = PrData::fixture("pr-101-three-bots");
+    data.pull["head"]["repo"] =
+        json!({"full_name": "mallory/payments-api", "owner": {"login": "mallory"}});
+    data.pull["head"]["ref"] = json!("fix-refunds");
+    let head = data.pull["head"]["sha"].as_str().unwrap().to_owned();
+    let fake = FakeBuilder::new(data.clone()).start().await;
+    // GitHub leaves `pull_requests` empty for a fork's PR.
+    let event = |sha: &str| {
+        json!({"repository": {"id": 1, "full_name": "acme/payments-api"},
+            "workflow_run": {"event": "pull_request", "head_sha": sha, "head_branch": "fix-refunds",
+                "head_repository": {"full_name": "mallory/payments-api", "owner": {"login": "mallory"}},
+                "pull_requests": []}})
+    };
+    let ran = ActionRun::new(&fake, &data)
+        .event("workflow_run", event(&head))
+        .run();
+    assert_eq!(ran.code, 1, "{} {}", ran.stdout, ran.stderr);
+    assert_eq!(ran.output("confirmed"), "4");
+    // One listing, narrowed to the fork's branch; then a write token: the comment is kept.
+    let lookups: Vec<String> = fake
+        .state()
+        .requests
+        .iter()
+        .filter(|r| r.starts_with("GET /repos/acme/payments-api/pulls?"))
+        .cloned()
+        .collect();
+    assert_eq!(lookups.len(), 1, "{lookups:?}");
+    assert!(lookups[0].contains("head=mallory:fix-refunds") && lookups[0].contains("state=open"));
+    assert_eq!(stickies(&fake).len(), 1);
+    assert_clean(&fake);
+
+    // No open PR has that head (pushed since, or closed): nothing to gate.
+    let gone = ActionRun::new(&fake, &data)
+        .event("workflow_run", event(&"0".repeat(40)))
+        .run();
+    assert_eq!(gone.code, 0, "{}", gone.stdout);
+    assert!(gone.stdout.contains("::notice::") && gone.stdout.contains("no open pull request"));
+}
+
+#[tokio::test]
+async fn a_resolved_review_thread_event_reruns_and_drops_the_resolved_finding() {
+    let data = PrData::fixture("pr-103-edge-cases");
+    let fake = FakeBuilder::new(data.clone()).start().await;
+    let event =
+        json!({"action": "resolved", "pull_request": data.pull, "thread": {"node_id": "PRRT_x"}});
+    let ran = ActionRun::new(&fake, &data)
+        .event("pull_request_review_thread", event)
+        .run();
+    assert!(ran.code == 0 || ran.code == 1, "{}", ran.stderr);
+    // 2561299313 (E6b) sits in a resolved thread: its state was read (by its 64-bit id), so
+    // it is not counted; with include-resolved it is.
+    let report = ran.report.expect("report").to_string();
+    assert!(
+        !report.contains("2561299313"),
+        "a resolved thread's comment counted"
+    );
+    let included = ActionRun::new(&fake, &data)
+        .event(
+            "pull_request_review_thread",
+            json!({"action": "unresolved", "pull_request": data.pull}),
+        )
+        .input("include-resolved", "true")
+        .input("comment", "false")
+        .run();
+    assert!(included
+        .report
+        .expect("report")
+        .to_string()
+        .contains("2561299313"));
+    assert_eq!(stickies(&fake).len(), 1);
+    assert_clean(&fake);
 }
 
 #[tokio::test]
@@ -452,7 +532,49 @@ async fn a_failed_check_run_still_writes_the_outputs_of_the_comment_written() {
 }
 
 #[tokio::test]
-async fn a_rate_limit_403_on_a_write_is_an_error_not_a_read_only_token() {
+async fn a_secondary_rate_limit_on_the_comment_write_waits_relists_and_writes() {
+    let data = PrData::fixture("pr-101-three-bots");
+    let limited = ResponseTemplate::new(403)
+        .insert_header("retry-after", "1")
+        .set_body_json(
+            json!({"message": "You have exceeded a secondary rate limit. Please wait a few minutes."}),
+        );
+    let fake = FakeBuilder::new(data.clone())
+        .fault(
+            "POST",
+            "/repos/acme/payments-api/issues/101/comments",
+            limited,
+            1,
+        )
+        .start()
+        .await;
+    let ran = ActionRun::new(&fake, &data)
+        .var("REVIEW_CONSENSUS_RETRY_MAX_WAIT_MS", "3000")
+        .run();
+    assert_eq!(ran.code, 1, "the gate's own code: {}", ran.stdout);
+    assert!(
+        ran.elapsed >= Duration::from_secs(1),
+        "retry-after honoured"
+    );
+    assert_eq!(stickies(&fake).len(), 1, "written once the limit let it");
+    assert!(!ran.output("comment-id").is_empty());
+    // Listed again before the second try: the comment may have been written meanwhile.
+    let requests = fake.state().requests.clone();
+    let posts: Vec<usize> = requests
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.starts_with("POST /repos/acme/payments-api/issues/101/comments"))
+        .map(|(i, _)| i)
+        .collect();
+    assert_eq!(posts.len(), 2);
+    assert!(requests[posts[0]..posts[1]]
+        .iter()
+        .any(|r| r.starts_with("GET /repos/acme/payments-api/issues/101/comments")));
+    assert_clean(&fake);
+}
+
+#[tokio::test]
+async fn a_rate_limit_that_never_lifts_warns_and_keeps_the_gate() {
     let data = PrData::fixture("pr-101-three-bots");
     let limited = ResponseTemplate::new(403).set_body_json(
         json!({"message": "You have exceeded a secondary rate limit. Please wait a few minutes."}),
@@ -462,32 +584,81 @@ async fn a_rate_limit_403_on_a_write_is_an_error_not_a_read_only_token() {
             "POST",
             "/repos/acme/payments-api/issues/101/comments",
             limited.clone(),
-            1,
+            100,
         )
         .start()
         .await;
     let ran = ActionRun::new(&fake, &data).run();
-    assert_eq!(ran.code, 3, "{}", ran.stdout);
-    assert!(ran.stdout.contains("::error::"), "{}", ran.stdout);
-    assert!(ran.stdout.contains("secondary rate limit"));
-    assert!(ran
-        .stdout
-        .contains("POST /repos/acme/payments-api/issues/101/comments: HTTP 403"));
-    assert!(!ran.stdout.contains("fork PR"), "{}", ran.stdout);
-    // The summary and the outputs are still written.
-    assert!(ran.summary.contains(MARKER));
+    assert_eq!(ran.code, 1, "never exit 3: {}", ran.stdout);
+    assert!(ran.stdout.contains("::warning::") && ran.stdout.contains("secondary rate limit"));
+    assert!(!ran.stdout.contains("::error::"), "{}", ran.stdout);
+    assert!(
+        !ran.stdout.contains("fork PR"),
+        "not a read-only token: {}",
+        ran.stdout
+    );
+    assert!(ran.summary.contains(MARKER) && ran.summary.contains("rate limit"));
     assert_eq!(ran.output("gate"), "fail");
+    assert_eq!(ran.output("comment-id"), "");
+    assert_eq!(
+        fake.count("POST /repos/acme/payments-api/issues/101/comments"),
+        4,
+        "bounded: the retry policy's attempts"
+    );
 
     // On the check run the same: not "needs `checks: write`".
     let fake = FakeBuilder::new(data.clone())
-        .fault("POST", "/repos/acme/payments-api/check-runs", limited, 1)
+        .fault("POST", "/repos/acme/payments-api/check-runs", limited, 100)
         .start()
         .await;
     let ran = ActionRun::new(&fake, &data).input("check-name", "rc").run();
-    assert_eq!(ran.code, 3, "{}", ran.stdout);
+    assert_eq!(ran.code, 1, "{}", ran.stdout);
     assert!(ran.stdout.contains("secondary rate limit"));
     assert!(!ran.stdout.contains("checks: write"), "{}", ran.stdout);
     assert!(!ran.output("comment-id").is_empty());
+}
+
+#[tokio::test]
+async fn every_token_that_cannot_write_degrades_to_a_warning() {
+    let data = PrData::fixture("pr-101-three-bots");
+    for (path, message) in [
+        (
+            "/repos/acme/payments-api/issues/101/comments",
+            "Resource not accessible by personal access token",
+        ),
+        (
+            "/repos/acme/payments-api/check-runs",
+            "You must authenticate via a GitHub App.",
+        ),
+        (
+            "/repos/acme/payments-api/check-runs",
+            "Resource not accessible by integration",
+        ),
+    ] {
+        let fake = FakeBuilder::new(data.clone())
+            .fault("POST", path, api_error(403, message), 5)
+            .start()
+            .await;
+        let ran = ActionRun::new(&fake, &data).input("check-name", "rc").run();
+        assert_eq!(ran.code, 1, "{message}: {}", ran.stdout);
+        assert!(
+            ran.stdout.contains("::warning::"),
+            "{message}: {}",
+            ran.stdout
+        );
+        assert!(
+            ran.stdout.contains(message.trim_end_matches('.')),
+            "{}",
+            ran.stdout
+        );
+        assert!(
+            !ran.stdout.contains("::error::"),
+            "{message}: {}",
+            ran.stdout
+        );
+        assert!(ran.summary.contains(MARKER) && ran.summary.contains("⚠️"));
+        assert_eq!(ran.output("gate"), "fail");
+    }
 }
 
 #[tokio::test]
@@ -683,5 +854,172 @@ async fn review_events_and_pull_request_target_resolve_the_pr() {
         assert!(!ran.output("comment-id").is_empty(), "{name}");
     }
     assert_eq!(stickies(&fake).len(), 1);
+    assert_clean(&fake);
+}
+
+#[tokio::test]
+async fn every_rest_request_is_one_of_the_routes_checked_against_githubs_description() {
+    use review_consensus::github::routes;
+    let mut data = many_findings_pr(60);
+    let bot = json!({"login": "github-actions[bot]", "id": 41898282, "type": "Bot"});
+    for id in [9002, 9001] {
+        data.issue_comments
+            .push(json!({"id": id, "user": bot, "body": format!("{MARKER}\nold")}));
+    }
+    let fake = FakeBuilder::new(data.clone()).page_size(7).start().await;
+    let ran = ActionRun::new(&fake, &data)
+        .input("check-name", "rc")
+        .input("fail-on", "never")
+        .run();
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    let state = fake.state();
+    let mut seen = std::collections::BTreeSet::new();
+    for request in state.requests.iter().filter(|r| !r.ends_with(" /graphql")) {
+        let (method, rest) = request.split_once(' ').unwrap();
+        let path = rest.split('?').next().unwrap();
+        let route = routes::ALL
+            .iter()
+            .find(|r| r.matches(method, path))
+            .unwrap_or_else(|| panic!("{request} is no declared route"));
+        seen.insert((route.method, route.path));
+    }
+    // Reads, the comment's edit and delete, the check run and its update all went through.
+    assert!(seen.len() >= 8, "{seen:?}");
+}
+
+/// The requests issues 10 and 12 added go through the same routes: the wait's polls, the
+/// completion signals (reactions, the head commit's date, check runs, statuses) and a
+/// commenter's permission.
+#[tokio::test]
+async fn the_wait_signals_and_permission_lookups_are_declared_routes_too() {
+    use review_consensus::github::routes;
+    let mut data = PrData::from_dir(std::path::Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/signals/completion-104"
+    )))
+    .expect("fixture");
+    data.issue_comments.push(json!({
+        "id": 2002, "user": {"login": "dana", "id": 501, "type": "User"},
+        "body": "/consensus ack rc-abcdefgh checked by hand",
+    }));
+    let fake = FakeBuilder::new(data.clone())
+        .permission("dana", "write", "maintain")
+        .start()
+        .await;
+    let ran = ActionRun::new(&fake, &data)
+        .input("bots", "sourcery, codex, cursor-bugbot, coderabbit")
+        .input("wait-for-bots", "90s")
+        .input("fail-on", "never")
+        .run();
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stdout.contains("::group::Wait up to 90s"),
+        "{}",
+        ran.stdout
+    );
+    let state = fake.state();
+    let mut seen = std::collections::BTreeSet::new();
+    for request in state.requests.iter().filter(|r| !r.ends_with(" /graphql")) {
+        let (method, rest) = request.split_once(' ').unwrap();
+        let path = rest.split('?').next().unwrap();
+        let route = routes::ALL
+            .iter()
+            .find(|r| r.matches(method, path))
+            .unwrap_or_else(|| panic!("{request} is no declared route"));
+        seen.insert((route.method, route.path));
+    }
+    for route in [
+        routes::ISSUE_REACTIONS,
+        routes::PULL_COMMITS,
+        routes::COMMIT_CHECK_RUNS,
+        routes::COMMIT_STATUSES,
+        routes::COLLABORATOR_PERMISSION,
+    ] {
+        let key = (route.method, route.path);
+        assert!(
+            seen.contains(&key),
+            "{} not requested: {seen:?}",
+            route.path
+        );
+    }
+    // The wait's poll and the fetch after it both read the lists.
+    assert!(
+        state
+            .requests
+            .iter()
+            .filter(|r| r.contains("/pulls/104/reviews"))
+            .count()
+            >= 2
+    );
+    assert!(state.unexpected.is_empty(), "{:?}", state.unexpected);
+}
+
+#[tokio::test]
+async fn a_rate_limit_wait_longer_than_the_run_has_left_warns_at_once() {
+    let data = PrData::fixture("pr-101-three-bots");
+    let limited = ResponseTemplate::new(429)
+        .insert_header("retry-after", "60")
+        .set_body_json(json!({"message": "API rate limit exceeded"}));
+    let fake = FakeBuilder::new(data.clone())
+        .fault(
+            "POST",
+            "/repos/acme/payments-api/issues/101/comments",
+            limited,
+            100,
+        )
+        .start()
+        .await;
+    let ran = ActionRun::new(&fake, &data)
+        .var("REVIEW_CONSENSUS_RETRY_MAX_WAIT_MS", "120000")
+        .var("REVIEW_CONSENSUS_RUN_TIMEOUT_MS", "20000")
+        .run();
+    assert_eq!(
+        ran.code, 1,
+        "the gate's code, not a runtime error: {}",
+        ran.stdout
+    );
+    assert!(
+        ran.elapsed < Duration::from_secs(15),
+        "waited {:?}",
+        ran.elapsed
+    );
+    assert!(ran.stdout.contains("::warning::") && ran.stdout.contains("HTTP 429"));
+    assert!(ran.summary.contains(MARKER));
+    assert_eq!(
+        fake.count("POST /repos/acme/payments-api/issues/101/comments"),
+        1
+    );
+}
+
+/// `wait-for-bots` may wait longer than the run's own bound: the deadline is counted after
+/// the wait, so the fetch and the writes after it still run (and the gate decides).
+#[tokio::test]
+async fn the_run_deadline_starts_after_the_wait() {
+    let head = "0a1b2c3d4e5f60718293a4b5c6d7e8f901234567";
+    let mut data = PrData::empty("acme", "payments-api", 7, head);
+    data.head_check_runs = vec![json!({
+        "id": 9001, "name": "Cursor Bugbot", "head_sha": head, "status": "in_progress",
+        "conclusion": null, "started_at": "2026-11-02T09:01:00Z",
+        "app": {"id": 1210556, "slug": "cursor", "name": "Cursor"},
+    })];
+    let fake = FakeBuilder::new(data.clone()).start().await;
+    let ran = ActionRun::new(&fake, &data)
+        .input("bots", "cursor-bugbot")
+        .input("wait-for-bots", "3s")
+        .var("REVIEW_CONSENSUS_RUN_TIMEOUT_MS", "1500")
+        .run();
+    assert!(ran.elapsed >= Duration::from_secs(3), "{:?}", ran.elapsed);
+    assert!(
+        ran.stdout
+            .contains("wait-for-bots: 3s passed, deciding without cursor-bugbot"),
+        "{}",
+        ran.stdout
+    );
+    assert_eq!(ran.code, 0, "the gate's code: {}{}", ran.stdout, ran.stderr);
+    assert!(!ran.stdout.contains("deadline"), "{}", ran.stdout);
+    assert!(
+        stickies(&fake).len() == 1,
+        "the comment is written after the wait"
+    );
     assert_clean(&fake);
 }

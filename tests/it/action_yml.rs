@@ -346,6 +346,12 @@ fn example_workflows_use_declared_inputs() {
                 if !uses.contains("review-consensus") {
                     continue;
                 }
+                // A step running the image itself (the scorecard's `stats`) runs the one
+                // the action runs.
+                if uses.starts_with("docker://") {
+                    assert_eq!(uses, action().runs.image, "{doc}");
+                    continue;
+                }
                 uses_seen += 1;
                 assert_eq!(uses, format!("{OWNER_REPO}@v1"), "{doc}");
                 if let Some(with) = step["with"].as_mapping() {

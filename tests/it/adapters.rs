@@ -8,7 +8,7 @@ use std::path::Path;
 
 use review_consensus::adapters::{self, default_sources, extract, is_known, ExtractOptions};
 use review_consensus::api::{self, CodeScanning, PrSnapshot};
-use review_consensus::consensus::{compute_consensus, ConsensusOptions};
+use review_consensus::consensus::{compute_consensus, ConsensusOptions, Matching};
 use review_consensus::model::{ConsensusLevel, Coverage, NormalizedFinding, SourceState};
 use serde_json::Value;
 
@@ -60,6 +60,8 @@ pub fn load_fixture(name: &str) -> PrSnapshot {
         code_scanning,
         review_threads,
         unreadable,
+        signals: Default::default(),
+        viewer: None,
     }
 }
 
@@ -388,11 +390,16 @@ const CLUSTERS_103: Clusters = Clusters {
 /// Run the engine on what the adapters extracted and check the expected.md merges. Rows of
 /// unregistered adapters are left out; levels are checked once every bot of the scenario is
 /// read (the denominator then matches expected.md).
-fn check_clusters(name: &str, expected: &[Expected], clusters: &Clusters) {
-    let x = run(name, &ExtractOptions::default());
+fn check_clusters(name: &str, expected: &[Expected], clusters: &Clusters, matching: Matching) {
+    let name = &format!("{name} ({} matching)", matching.as_str());
+    let x = run(
+        name.split(' ').next().unwrap_or_default(),
+        &ExtractOptions::default(),
+    );
     let bots_ran = x.sources.iter().filter(|s| s.coverage.ran()).count().max(1);
     let options = ConsensusOptions {
         bots_ran: Some(bots_ran),
+        matching,
         ..ConsensusOptions::default()
     };
     let out = compute_consensus(&x.findings, &options);
@@ -442,11 +449,14 @@ fn check_clusters(name: &str, expected: &[Expected], clusters: &Clusters) {
     }
 }
 
+/// Both matching modes give the expected.md merges on the synthetic fixtures.
 #[test]
 fn cross_bot_merges_happen_in_the_engine() {
-    check_clusters("pr-101-three-bots", PR101, &CLUSTERS_101);
-    check_clusters("pr-102-gemini-copilot", PR102, &CLUSTERS_102);
-    check_clusters("pr-103-edge-cases", PR103, &CLUSTERS_103);
+    for matching in [Matching::Seed, Matching::Issue] {
+        check_clusters("pr-101-three-bots", PR101, &CLUSTERS_101, matching);
+        check_clusters("pr-102-gemini-copilot", PR102, &CLUSTERS_102, matching);
+        check_clusters("pr-103-edge-cases", PR103, &CLUSTERS_103, matching);
+    }
 }
 
 fn status<'a>(x: &'a adapters::Extraction, bot: &str) -> &'a review_consensus::model::SourceStatus {

@@ -302,6 +302,39 @@ fn render_reads_sarif_logs_as_sources() {
     );
 }
 
+#[test]
+fn render_with_a_broken_optional_file_reports_it_and_reads_the_rest() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let folder = dir.path().join("pr");
+    std::fs::create_dir_all(&folder).expect("mkdir");
+    let fixture_dir = fixture("pr-103-edge-cases");
+    for entry in std::fs::read_dir(&fixture_dir).expect("fixture") {
+        let path = entry.expect("entry").path();
+        std::fs::copy(&path, folder.join(path.file_name().expect("name"))).expect("copy");
+    }
+    let whole = run(&["render", folder.to_str().expect("utf-8")], &[]);
+    let (whole_out, _) = text(&whole);
+    std::fs::write(folder.join("code_scanning_alerts.json"), "{ truncated").expect("write");
+    std::fs::write(folder.join("review_threads.json"), r#"{"data": null}"#).expect("write");
+    let broken = run(&["render", folder.to_str().expect("utf-8")], &[]);
+    let (stdout, stderr) = text(&broken);
+    assert!(
+        matches!(broken.status.code(), Some(0 | 1)),
+        "not a runtime error: {stdout}{stderr}"
+    );
+    // Code scanning's alerts are reported unreadable; its inline comments are still read.
+    assert!(
+        stdout.contains("code\\_scanning\\_alerts.json: not valid JSON"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("review threads (malformed)"), "{stdout}");
+    // The other bots' findings are all still there.
+    assert!(whole_out.contains("### Confirmed") == stdout.contains("### Confirmed"));
+    for bot in ["coderabbit", "sourcery"] {
+        assert!(stdout.contains(bot), "{bot}: {stdout}");
+    }
+}
+
 /// `render` on a saved PR folder resolves the `bots` default on the snapshot, as the
 /// action does: the bots that posted are the sources, none is listed as absent.
 #[test]

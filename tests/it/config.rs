@@ -4,7 +4,9 @@
 use std::path::PathBuf;
 
 use review_consensus::adapters;
-use review_consensus::config::{resolve_pr, Config, ConfigError, GitHubEnv, PrTarget, INPUT_NAMES};
+use review_consensus::config::{
+    head_lookup, resolve_pr, Config, ConfigError, GitHubEnv, PrTarget, INPUT_NAMES,
+};
 use review_consensus::model::FailOn;
 use secrecy::ExposeSecret;
 use serde_json::{json, Value};
@@ -165,6 +167,7 @@ fn bad_values_name_the_input_and_the_accepted_values() {
             "line-window",
             "non-negative integer",
         ),
+        ("INPUT_MATCHING", "fuzzy", "matching", "issue, seed"),
         ("INPUT_TITLE-OVERLAP", "2", "title-overlap", "from 0 to 1"),
         ("INPUT_TITLE-OVERLAP", "NaN", "title-overlap", "from 0 to 1"),
         ("INPUT_BOTS-RAN", "0", "bots-ran", "positive integer"),
@@ -220,7 +223,7 @@ fn input_names_are_unique_kebab_case() {
             "{name}"
         );
     }
-    assert_eq!(INPUT_NAMES.len(), 14);
+    assert_eq!(INPUT_NAMES.len(), 19);
 }
 
 #[test]
@@ -341,13 +344,16 @@ fn issue_comment_resolves_on_a_pr_only() {
 }
 
 #[test]
-fn workflow_run_takes_its_first_pull_request() {
-    let payload = json!({"workflow_run": {
+fn workflow_run_takes_the_pull_request_of_this_repository() {
+    // GitHub lists every PR whose head is the run's branch, other repositories' too.
+    let payload = json!({"repository": {"id": 1, "full_name": "acme/payments-api"},
+        "workflow_run": {
+        "event": "pull_request",
         "head_sha": "run-sha",
         "pull_requests": [
+            {"number": 12, "head": {"sha": "pr-sha"}, "base": {"repo": {"id": 99, "name": "payments-api"}}},
             {"number": 77, "head": {"sha": "pr-sha", "repo": {"id": 1, "name": "payments-api"}},
              "base": {"repo": {"id": 1, "name": "payments-api"}}},
-            {"number": 78}
         ]
     }});
     let target = resolve("workflow_run", &payload).expect("a PR");
@@ -356,17 +362,66 @@ fn workflow_run_takes_its_first_pull_request() {
         (77, Some("pr-sha"), false)
     );
 
-    let no_sha = json!({"workflow_run": {"head_sha": "run-sha", "pull_requests": [{"number": 3}]}});
+    // Without the payload's `repository`, the base repository's API URL decides.
+    let by_url = json!({"workflow_run": {"head_sha": "run-sha", "pull_requests": [
+        {"number": 3, "base": {"repo": {"url": "https://api.github.com/repos/acme/payments-api"}}}]}});
+    let target = resolve("workflow_run", &by_url).expect("a PR");
     assert_eq!(
-        resolve("workflow_run", &no_sha)
-            .expect("a PR")
-            .head_sha
-            .as_deref(),
-        Some("run-sha")
+        (target.number, target.head_sha.as_deref()),
+        (3, Some("run-sha"))
     );
 
-    let fork = json!({"workflow_run": {"pull_requests": []}});
+    // Only another repository's PR, or none (a fork's): looked up by the head commit.
+    let mut only_other = payload.clone();
+    only_other["workflow_run"]["pull_requests"] =
+        json!([payload["workflow_run"]["pull_requests"][0]]);
+    assert_eq!(resolve("workflow_run", &only_other), None);
+    let fork = json!({"workflow_run": {"event": "pull_request", "head_sha": "fork-sha",
+        "head_branch": "fix", "head_repository": {"owner": {"login": "mallory"}}, "pull_requests": []}});
     assert_eq!(resolve("workflow_run", &fork), None);
+    let env = env_for("workflow_run");
+    let lookup = head_lookup(&defaults(), &env, Some(&fork))
+        .expect("ok")
+        .expect("a lookup");
+    assert_eq!(
+        (
+            lookup.owner.as_str(),
+            lookup.head_sha.as_str(),
+            lookup.head.as_deref()
+        ),
+        ("acme", "fork-sha", Some("mallory:fix"))
+    );
+    assert!(head_lookup(&defaults(), &env, Some(&only_other))
+        .expect("ok")
+        .is_some());
+    assert_eq!(
+        head_lookup(&defaults(), &env, Some(&payload)).expect("ok"),
+        None,
+        "named"
+    );
+
+    // A run that was not for a PR (a push, a dispatch) has no PR to look up.
+    let mut pushed = fork.clone();
+    pushed["workflow_run"]["event"] = json!("push");
+    assert_eq!(
+        head_lookup(&defaults(), &env, Some(&pushed)).expect("ok"),
+        None
+    );
+    // `pr-number` wins.
+    let config = inputs(&[("INPUT_PR-NUMBER", "9")]).expect("valid");
+    assert_eq!(head_lookup(&config, &env, Some(&fork)).expect("ok"), None);
+}
+
+#[test]
+fn pull_request_review_thread_resolves_like_the_other_pr_events() {
+    for action in ["resolved", "unresolved"] {
+        let payload = json!({"action": action, "pull_request": pull_request(101, same_repo())});
+        let target = resolve("pull_request_review_thread", &payload).expect(action);
+        assert_eq!(
+            (target.number, target.head_sha.as_deref()),
+            (101, Some("head123"))
+        );
+    }
 }
 
 #[test]

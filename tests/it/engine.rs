@@ -3,7 +3,7 @@
 
 use review_consensus::consensus::{
     bucket_for_score, compute_consensus, must_address, render_consensus_markdown,
-    render_provenance, ConsensusOptions,
+    render_provenance, ConsensusOptions, Matching,
 };
 use review_consensus::gate;
 use review_consensus::model::{
@@ -23,9 +23,11 @@ fn nf(
     NormalizedFinding::new(bot, id, severity, category, title).at(file, line)
 }
 
+/// The seed's rules: most tests here pin the seed's behaviour.
 fn with_bots(bots_ran: Option<usize>) -> ConsensusOptions {
     ConsensusOptions {
         bots_ran,
+        matching: Matching::Seed,
         ..ConsensusOptions::default()
     }
 }
@@ -203,6 +205,8 @@ fn ids(cluster: &ConsensusFinding) -> Vec<&str> {
         .collect()
 }
 
+/// The seed's rules on PR 101's titles alone (the adapters' tests run both modes on the
+/// fixture's full text: `issue` matching reads explanations, which these rows lack).
 #[test]
 fn pr_101_clusters_as_expected() {
     let clusters = compute_consensus(&pr_101(), &with_bots(Some(3)));
@@ -300,7 +304,7 @@ fn seed_example_unused_variable_at_10_and_200_stays_two() {
             "something else",
         ),
     ];
-    let clusters = compute_consensus(&findings, &ConsensusOptions::default());
+    let clusters = compute_consensus(&findings, &with_bots(None));
     assert_eq!(clusters.len(), 2);
     let near = clusters
         .iter()
@@ -392,7 +396,7 @@ fn both_global_findings_merge_by_title() {
             "Missing changelog entry for refunds",
         ),
     ];
-    let clusters = compute_consensus(&findings, &ConsensusOptions::default());
+    let clusters = compute_consensus(&findings, &with_bots(None));
     assert_eq!(clusters.len(), 3);
     assert_eq!(ids(&clusters[0]), vec!["1", "2"]);
     assert_eq!(clusters[0].file, "");
@@ -464,9 +468,9 @@ fn bots_ran_smaller_than_detecting_bots_clamps_to_one() {
         "[detected by 3/2 bots, agreement 100%]"
     );
     // Default: the distinct bots of the input.
-    let clusters = compute_consensus(&findings[..2], &ConsensusOptions::default());
+    let clusters = compute_consensus(&findings[..2], &with_bots(None));
     assert_eq!(clusters[0].bots_ran, 2);
-    assert_eq!(compute_consensus(&[], &ConsensusOptions::default()), vec![]);
+    assert_eq!(compute_consensus(&[], &with_bots(None)), vec![]);
 }
 
 #[test]
@@ -488,16 +492,13 @@ fn output_order_is_score_severity_file_line_unknown_last() {
         nf("a", "6", Severity::Low, "bug", "y.py", Some(1), "agreed"),
         nf("b", "7", Severity::Low, "bug", "y.py", Some(1), "agreed"),
     ];
-    let clusters = compute_consensus(&findings, &ConsensusOptions::default());
+    let clusters = compute_consensus(&findings, &with_bots(None));
     let order: Vec<&str> = clusters
         .iter()
         .map(|c| c.members[0].finding_id.as_str())
         .collect();
     assert_eq!(order, vec!["6", "5", "4", "3", "2", "1"]);
-    assert_eq!(
-        compute_consensus(&findings, &ConsensusOptions::default()),
-        clusters
-    );
+    assert_eq!(compute_consensus(&findings, &with_bots(None)), clusters);
 }
 
 #[test]

@@ -3,7 +3,7 @@
 use std::time::{Duration, Instant};
 
 use review_consensus::api::CodeScanning;
-use review_consensus::github::{fetch_snapshot, GitHub, RetryPolicy};
+use review_consensus::github::{fetch_snapshot, GitHub, GitHubError, RetryPolicy};
 use serde_json::json;
 use wiremock::ResponseTemplate;
 
@@ -251,4 +251,175 @@ async fn an_unreachable_api_is_an_error_naming_the_endpoint() {
 fn a_bad_api_url_is_a_setup_error_naming_it() {
     let err = GitHub::new("not a url", "https://api.github.com/graphql", None).unwrap_err();
     assert!(err.to_string().contains("not a url"), "{err}");
+}
+
+/// Every comment id of the fixture's threads, as the REST ids they are.
+fn thread_ids(threads: &[review_consensus::api::ReviewThread]) -> Vec<Option<u64>> {
+    threads
+        .iter()
+        .flat_map(|t| t.comments.nodes.iter().map(|c| c.database_id))
+        .collect()
+}
+
+#[tokio::test]
+async fn the_fake_fails_database_id_above_2_31_as_github_does_and_thread_state_uses_full_ids() {
+    let data = PrData::fixture("pr-103-edge-cases");
+    let fake = FakeBuilder::new(data.clone()).start().await;
+    let gh = client(&fake);
+    // The query this program sent before: GitHub nulls each id above 2^31 with a field error.
+    let old = "query($owner: String!, $name: String!, $number: Int!) { repository(owner: $owner, name: $name) { pullRequest(number: $number) { reviewThreads(first: 100) { nodes { id isResolved comments(first: 100) { nodes { databaseId } } } } } } }";
+    let answer = gh
+        .graphql(
+            old,
+            json!({"owner": "acme", "name": "payments-api", "number": 103}),
+        )
+        .await
+        .unwrap();
+    let comments = data
+        .threads
+        .iter()
+        .map(|t| t["comments"]["nodes"].as_array().unwrap().len())
+        .sum::<usize>();
+    assert_eq!(answer.errors.len(), comments, "every real id is above 2^31");
+    assert!(answer.errors[0]
+        .message
+        .starts_with("Integer out of bounds: 2561200101"));
+    assert_eq!(
+        answer
+            .data
+            .pointer("/repository/pullRequest/reviewThreads/nodes/0/comments/nodes/0/databaseId"),
+        Some(&serde_json::Value::Null)
+    );
+
+    let snap = fetch_snapshot(&gh, &target(&data)).await.unwrap();
+    let threads = snap.review_threads.expect("thread state");
+    assert!(snap.unreadable.is_empty(), "{:?}", snap.unreadable);
+    let ids = thread_ids(&threads);
+    assert_eq!(ids.len(), comments);
+    assert!(
+        ids.iter()
+            .all(|id| id.is_some_and(|id| id > i32::MAX as u64)),
+        "{ids:?}"
+    );
+    let sent = fake.server.received_requests().await.unwrap_or_default();
+    // The program's own queries (after the test's) never ask for the 32-bit id.
+    assert!(sent
+        .iter()
+        .skip(1)
+        .all(|r| !String::from_utf8_lossy(&r.body).contains(" databaseId ")));
+}
+
+#[tokio::test]
+async fn a_threads_nested_comments_are_paged_too() {
+    let data = PrData::fixture("pr-103-edge-cases");
+    let fake = FakeBuilder::new(data.clone())
+        .comment_page_size(1)
+        .start()
+        .await;
+    let snap = fetch_snapshot(&client(&fake), &target(&data))
+        .await
+        .unwrap();
+    let threads = snap.review_threads.expect("thread state");
+    let long = threads
+        .iter()
+        .find(|t| t.id == "PRRT_kwDOKtL9Nc125ZHXHuc2YL")
+        .expect("the E6a thread");
+    let ids: Vec<Option<u64>> = long.comments.nodes.iter().map(|c| c.database_id).collect();
+    assert_eq!(ids, [Some(2561210411), Some(2561262002), Some(2561263330)]);
+    // Two threads of three comments: two further pages each.
+    assert_eq!(
+        fake.count("POST /graphql"),
+        1 + 4,
+        "{:?}",
+        fake.state().requests
+    );
+}
+
+#[tokio::test]
+async fn a_partial_graphql_answer_keeps_what_it_has_and_names_what_it_lost() {
+    let data = PrData::fixture("pr-103-edge-cases");
+    let mut nodes: Vec<serde_json::Value> = data.threads.clone();
+    nodes[1] = serde_json::Value::Null;
+    for node in &mut nodes {
+        if let Some(comments) = node
+            .pointer_mut("/comments/nodes")
+            .and_then(|n| n.as_array_mut())
+        {
+            for c in comments {
+                *c = json!({"fullDatabaseId": c["databaseId"].to_string()});
+            }
+        }
+    }
+    let partial = ResponseTemplate::new(200).set_body_json(json!({
+        "data": {"repository": {"pullRequest": {"reviewThreads": {
+            "pageInfo": {"hasNextPage": false, "endCursor": null}, "nodes": nodes}}}},
+        "errors": [{"message": "Something went wrong while executing your query.",
+                    "path": ["repository", "pullRequest", "reviewThreads", "nodes", 1]}]
+    }));
+    let fake = FakeBuilder::new(data.clone())
+        .fault("POST", "/graphql", partial, 1)
+        .start()
+        .await;
+    let snap = fetch_snapshot(&client(&fake), &target(&data))
+        .await
+        .unwrap();
+    let threads = snap.review_threads.expect("kept");
+    assert_eq!(threads.len(), data.threads.len() - 1);
+    let lost: Vec<&str> = snap.unreadable.iter().map(|u| u.reason.as_str()).collect();
+    assert_eq!(lost.len(), 1, "{lost:?}");
+    assert!(
+        lost[0].starts_with("thread 2 (repository.pullRequest.reviewThreads.nodes.1)"),
+        "{lost:?}"
+    );
+    assert!(lost[0].contains("Something went wrong"));
+}
+
+#[tokio::test]
+async fn a_link_that_loops_back_is_an_error_not_a_partial_list() {
+    let data = PrData::fixture("pr-101-three-bots");
+    let fake = FakeBuilder::new(data.clone())
+        .page_size(6)
+        .link_loop()
+        .start()
+        .await;
+    let err = fetch_snapshot(&client(&fake), &target(&data))
+        .await
+        .unwrap_err();
+    let text = err.to_string();
+    assert!(matches!(err, GitHubError::Incomplete { .. }), "{text}");
+    assert!(text.contains("page already read"), "{text}");
+    assert!(fake.count("GET /repos/acme/payments-api/pulls/101/comments") <= 4);
+}
+
+#[tokio::test]
+async fn items_repeated_across_pages_are_kept_once() {
+    let mut data = PrData::fixture("pr-101-three-bots");
+    let first = data.review_comments[0].clone();
+    // A comment added while paging shifts the pages: the same item shows up twice.
+    data.review_comments.insert(7, first.clone());
+    let fake = FakeBuilder::new(data.clone()).page_size(6).start().await;
+    let snap = fetch_snapshot(&client(&fake), &target(&data))
+        .await
+        .unwrap();
+    assert_eq!(snap.review_comments.len(), 15);
+    let id = first["id"].as_u64().unwrap();
+    assert_eq!(
+        snap.review_comments.iter().filter(|c| c.id == id).count(),
+        1
+    );
+}
+
+#[tokio::test]
+async fn a_list_longer_than_the_hard_limit_fails_closed() {
+    let mut data = PrData::empty("acme", "flood", 9, &"a".repeat(40));
+    let pages = review_consensus::github::fetch::MAX_PAGES + 1;
+    data.issue_comments = (0..pages as u64)
+        .map(|id| json!({"id": id + 1, "user": {"login": "spam", "type": "User"}, "body": "+1"}))
+        .collect();
+    let fake = FakeBuilder::new(data.clone()).page_size(1).start().await;
+    let err = fetch_snapshot(&client(&fake), &target(&data))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, GitHubError::Incomplete { .. }), "{err}");
+    assert!(err.to_string().contains("more than 1000 pages"), "{err}");
 }

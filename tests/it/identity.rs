@@ -87,8 +87,13 @@ fn pushed(base: &PrData, fake: &FakeGitHub, shift: u32, rereviewed: &[&str]) -> 
                 c[field] = json!(n + u64::from(shift));
             }
         }
-        if moves(&c["user"]["login"]) {
+        // GitHub moves every live comment's `commit_id` to the new head; a re-review
+        // posts new comments, whose `original_commit_id` is the new head.
+        if !c["line"].is_null() {
             c["commit_id"] = json!(HEAD_2);
+        }
+        if moves(&c["user"]["login"]) {
+            c["original_commit_id"] = json!(HEAD_2);
         }
     }
     for r in &mut data.reviews {
@@ -371,8 +376,10 @@ async fn a_finding_fixed_and_re_reviewed_is_resolved_and_one_not_re_reviewed_sta
         .retain(|c| c["id"] != 2_502_118_811u64);
     for c in &mut fixed.review_comments {
         if c["id"] == 2_502_140_035u64 {
+            // Outdated: GitHub leaves it on the last commit whose diff showed its line.
             c["line"] = Value::Null;
             c["start_line"] = Value::Null;
+            c["commit_id"] = data.pull["head"]["sha"].clone();
         }
     }
     let fake2 = FakeBuilder::new(fixed.clone()).start().await;

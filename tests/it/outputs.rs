@@ -149,6 +149,9 @@ fn previous_report(outcome: &Outcome) -> Value {
         },
         "findings": to_json(&outcome.findings),
         "fail_on": to_json(&outcome.fail_on),
+        "fail_on_severity": to_json(&outcome.fail_on_severity),
+        "required_bots": outcome.required_bots,
+        "not_reviewed": outcome.not_reviewed,
         "gate": outcome.gate.as_str(),
         "changes": {
             "first_run": identity.first_run,

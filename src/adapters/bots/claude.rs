@@ -10,7 +10,7 @@
 use crate::adapters::read::inline::{self, Status};
 use crate::adapters::read::prose;
 use crate::adapters::read::taxonomy::NativeCategory;
-use crate::adapters::{Activity, Adapter, AdapterOutput, Identity};
+use crate::adapters::{Activity, Adapter, AdapterOutput, Identity, Signal};
 use crate::api::PrSnapshot;
 use crate::model::Severity;
 
@@ -39,6 +39,22 @@ impl Adapter for Claude {
         &[209825114]
     }
 
+    /// The workflow job of Claude Code's review (`claude-review` in the generated workflow,
+    /// `claude` for the mention workflow): a GitHub Actions run, so only its failure counts
+    /// (a green job may still have left "No buffered inline comments").
+    fn signals(&self) -> &'static [Signal] {
+        &[
+            Signal::CheckRunFailure {
+                app: "github-actions",
+                name: "claude-review",
+            },
+            Signal::CheckRunFailure {
+                app: "github-actions",
+                name: "claude",
+            },
+        ]
+    }
+
     fn parse(&self, snapshot: &PrSnapshot, logins: &[String]) -> AdapterOutput {
         let identity = Identity::new(logins, self.user_ids());
         let mut activity = Activity::new(snapshot.head_sha());
@@ -64,19 +80,21 @@ impl Adapter for Claude {
             },
         );
         inline::note_statuses(snapshot, &identity, status, &mut activity, &mut out);
-        out.coverage = activity.coverage();
+        out.set_coverage(&activity);
         out
     }
 }
 
-/// The tracking comment's header: finished, or an error; anything else (still working, a
-/// chat answer) says nothing about coverage.
+/// The tracking comment's header: finished, an error, or still working (started); anything
+/// else (a chat answer) says nothing about coverage.
 fn status(body: &str) -> Status {
     let head = body.trim_start().trim_start_matches('*').to_lowercase();
     if head.starts_with("claude finished") {
         Status::Done(None)
     } else if head.starts_with("claude encountered an error") || inline::is_notice(body, DECLINED) {
         Status::Declined
+    } else if head.starts_with("claude code is working") {
+        Status::Started
     } else {
         Status::Other
     }
@@ -100,7 +118,7 @@ mod tests {
         );
         assert_eq!(
             status("Claude Code is working… <img src='spinner.gif' />\n\n- [ ] Analyze changes"),
-            Status::Other
+            Status::Started
         );
         assert_eq!(
             status("A long review that says Claude finished nothing."),

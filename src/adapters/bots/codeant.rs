@@ -9,7 +9,7 @@
 use crate::adapters::read::inline::{self, Status};
 use crate::adapters::read::taxonomy::{self, NativeCategory};
 use crate::adapters::read::{html, markdown};
-use crate::adapters::{Activity, Adapter, AdapterOutput, Identity};
+use crate::adapters::{Activity, Adapter, AdapterOutput, Identity, Signal};
 use crate::api::PrSnapshot;
 use crate::model::{Category, Severity};
 
@@ -46,6 +46,11 @@ impl Adapter for CodeAnt {
         &[151821869]
     }
 
+    /// Its app's check run.
+    fn signals(&self) -> &'static [Signal] {
+        &[Signal::CheckRunVerdict("")]
+    }
+
     fn parse(&self, snapshot: &PrSnapshot, logins: &[String]) -> AdapterOutput {
         let identity = Identity::new(logins, self.user_ids());
         let mut activity = Activity::new(snapshot.head_sha());
@@ -71,7 +76,7 @@ impl Adapter for CodeAnt {
             },
         );
         inline::note_statuses(snapshot, &identity, status, &mut activity, &mut out);
-        out.coverage = activity.coverage();
+        out.set_coverage(&activity);
         out
     }
 }
@@ -82,6 +87,8 @@ fn status(body: &str) -> Status {
         Status::Declined
     } else if COMPLETED.iter().any(|p| lower.contains(p)) {
         Status::Done(inline::commit_after(body, "reviewing commit"))
+    } else if lower.contains("codeant ai is reviewing") {
+        Status::Started
     } else {
         Status::Other
     }
@@ -187,6 +194,16 @@ mod tests {
         assert!(suggestion("**Suggestion:**  [tag]").is_err());
         assert_eq!(tag_category("type error").weak, Some(Category::Bug));
         assert_eq!(tag_category("security").strong, Some(Category::Security));
+    }
+
+    #[test]
+    fn status_comments_start_then_finish() {
+        assert_eq!(status("CodeAnt AI is reviewing your PR."), Status::Started);
+        assert_eq!(
+            status("CodeAnt AI finished reviewing commit 3f3f028a9c"),
+            Status::Done(Some("3f3f028a9c".to_owned()))
+        );
+        assert_eq!(status("Thanks for the context!"), Status::Other);
     }
 
     #[test]

@@ -12,7 +12,8 @@ use crate::adapters::read::inline::NOTICE_MAX_BYTES;
 use crate::adapters::read::taxonomy::NativeCategory;
 use crate::adapters::read::{linked_issues, markdown};
 use crate::adapters::{
-    anchor, category_for, detail_from, provenance, Activity, Adapter, AdapterOutput, Identity,
+    anchor, category_for, detail_from, line_ranges, provenance, Activity, Adapter, AdapterOutput,
+    Identity, Signal,
 };
 use crate::api::{PrSnapshot, ReviewComment};
 use crate::model::{Category, CategorySource, NormalizedFinding, Severity};
@@ -32,6 +33,12 @@ impl Adapter for CodeRabbit {
         &["coderabbitai[bot]"]
     }
 
+    /// The `CodeRabbit` commit status (`Review completed`, `Review rate limited`) and check
+    /// run of the `coderabbitai` app, when the repository enables them.
+    fn signals(&self) -> &'static [Signal] {
+        &[Signal::Status("CodeRabbit"), Signal::CheckRun("CodeRabbit")]
+    }
+
     fn user_ids(&self) -> &'static [u64] {
         &[136622811]
     }
@@ -45,7 +52,7 @@ impl Adapter for CodeRabbit {
             if !identity.matches(comment.user.as_ref()) || comment.in_reply_to_id.is_some() {
                 continue;
             }
-            activity.reviewed(comment.commit_id.as_deref());
+            activity.reviewed(comment.reviewed_commit());
             match inline_finding(comment) {
                 Ok((finding, withdrawn)) => {
                     out.readable += 1;
@@ -71,7 +78,7 @@ impl Adapter for CodeRabbit {
             }
             out.readable += 1;
             if let Some(notice) = notice_kind(body) {
-                activity.declined();
+                activity.declined_notice(body);
                 out.notes
                     .push(format!("review {}: {notice} notice", review.id));
                 continue;
@@ -88,7 +95,7 @@ impl Adapter for CodeRabbit {
             let body = comment.body.as_deref().unwrap_or("");
             // Notices carry the walkthrough marker too: classify them first.
             if let Some(notice) = notice_kind(body) {
-                activity.declined();
+                activity.declined_notice(body);
                 out.notes
                     .push(format!("issue comment {}: {notice} notice", comment.id));
                 continue;
@@ -102,7 +109,7 @@ impl Adapter for CodeRabbit {
         }
 
         merge_body_items(&mut out, body_items);
-        out.coverage = activity.coverage();
+        out.set_coverage(&activity);
         out
     }
 }
@@ -210,6 +217,11 @@ fn build(parsed: Parsed, section: Section, file: &str, finding_id: String) -> No
     let mut finding =
         NormalizedFinding::new(ID, finding_id, severity, category.as_str(), parsed.title);
     finding.detail = detail_from(&parsed.explanation);
+    finding.evidence.also = parsed
+        .also_applies
+        .iter()
+        .flat_map(|ranges| line_ranges(ranges))
+        .collect();
     if !parsed.also_applies.is_empty() {
         let extra = format!("(also applies to: {})", parsed.also_applies.join(", "));
         finding.detail = markdown::shorten(format!("{} {extra}", finding.detail).trim(), 480);

@@ -6,17 +6,25 @@
 use crate::adapters::read::inline;
 use crate::adapters::read::taxonomy::{self, NativeCategory};
 use crate::adapters::read::{html, markdown};
-use crate::adapters::{Activity, Adapter, AdapterOutput, Identity};
+use crate::adapters::{Activity, Adapter, AdapterOutput, Identity, Meaning, Signal};
 use crate::api::PrSnapshot;
 use crate::model::Severity;
 
-/// Notices that mean Codex did not review.
+/// Notices that mean Codex did not review (usage limits; a repository without a Codex
+/// environment: "create a Codex account / environment").
 const DECLINED: &[&str] = &[
     "usage limit",
     "codex couldn't",
     "unable to review",
     "create a codex account",
     "create an environment",
+];
+
+/// Codex's clean verdict, in a review body or only an issue comment ("Codex Review: Didn't
+/// find any major issues. Keep it up!").
+const CLEAN: &[&str] = &[
+    "didn't find any major issues",
+    "did not find any major issues",
 ];
 
 pub struct Codex;
@@ -30,9 +38,15 @@ impl Adapter for Codex {
         &["chatgpt-codex-connector[bot]"]
     }
 
+    /// "If Codex has suggestions, it will comment; otherwise it will react with 👍."
+    fn signals(&self) -> &'static [Signal] {
+        &[Signal::Reaction("+1", Meaning::Reviewed)]
+    }
+
     fn parse(&self, snapshot: &PrSnapshot, logins: &[String]) -> AdapterOutput {
         let identity = Identity::new(logins, self.user_ids());
-        let mut activity = Activity::new(snapshot.head_sha());
+        let mut activity = Activity::new(snapshot.head_sha())
+            .with_head_time(snapshot.signals.head_committed_at.as_deref());
         let mut out = AdapterOutput::default();
         inline::read_comments(
             snapshot,
@@ -62,10 +76,41 @@ impl Adapter for Codex {
                 ))
             },
         );
+        clean_verdicts(snapshot, &identity, &mut activity);
         inline::note_activity(snapshot, &identity, DECLINED, &mut activity, &mut out);
-        out.coverage = activity.coverage();
+        out.set_coverage(&activity);
         out
     }
+}
+
+/// A clean verdict is a finished review of the commit it names (`**Reviewed commit:**
+/// \`339ce6e7c4\``), else of the commit that was the head when it was posted.
+fn clean_verdicts(snapshot: &PrSnapshot, identity: &Identity, activity: &mut Activity) {
+    const WHAT: &str = "comment \"no major issues\"";
+    let is_clean = |body: &str| {
+        let lower = body.to_lowercase().replace('\u{2019}', "'");
+        CLEAN.iter().any(|phrase| lower.contains(phrase))
+    };
+    for comment in &snapshot.issue_comments {
+        let body = comment.body.as_deref().unwrap_or("");
+        if !identity.matches(comment.user.as_ref()) || !is_clean(body) {
+            continue;
+        }
+        match reviewed_commit(body) {
+            Some(commit) => activity.reviewed_by(Some(commit), WHAT),
+            None => activity.reviewed_at(comment.created_at.as_deref(), WHAT),
+        }
+    }
+}
+
+/// The hex digits after `Reviewed commit:` (bold and backticks around them or not).
+pub(crate) fn reviewed_commit(body: &str) -> Option<&str> {
+    let at = body.find("Reviewed commit:")? + "Reviewed commit:".len();
+    let rest = body[at..].trim_start_matches(|c: char| c == '*' || c == '`' || c.is_whitespace());
+    let end = rest
+        .find(|c: char| !c.is_ascii_hexdigit())
+        .unwrap_or(rest.len());
+    (end >= 7).then(|| &rest[..end])
 }
 
 /// The badge's priority and the title that follows it on the bold first line.

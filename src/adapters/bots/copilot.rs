@@ -13,7 +13,8 @@ use crate::adapters::read::taxonomy::{self, NativeCategory};
 use crate::adapters::read::{inline, markdown};
 use crate::adapters::Anchor;
 use crate::adapters::{
-    category_for, detail_after_title, provenance, Activity, Adapter, AdapterOutput, Identity,
+    also_appears, category_for, detail_after_title, provenance, Activity, Adapter, AdapterOutput,
+    Identity, Signal,
 };
 use crate::api::{PrSnapshot, Review, ReviewComment};
 use crate::model::{NormalizedFinding, Provenance, Severity};
@@ -41,6 +42,15 @@ impl Adapter for Copilot {
         &[175728472]
     }
 
+    /// The review runs as a GitHub Actions job of that name ("Running Copilot Code Review");
+    /// out of quota (HTTP 402) it fails and posts no review.
+    fn signals(&self) -> &'static [Signal] {
+        &[Signal::CheckRunFailure {
+            app: "github-actions",
+            name: "copilot-pull-request-reviewer",
+        }]
+    }
+
     fn parse(&self, snapshot: &PrSnapshot, logins: &[String]) -> AdapterOutput {
         let identity = Identity::new(logins, self.user_ids());
         let mut out = AdapterOutput::default();
@@ -62,7 +72,7 @@ impl Adapter for Copilot {
             }
             out.readable += 1;
             if is_failure_notice(body) {
-                activity.declined();
+                activity.declined_notice(body);
                 out.notes
                     .push(format!("review {}: Copilot could not review", review.id));
                 continue;
@@ -85,7 +95,7 @@ impl Adapter for Copilot {
         out.findings.extend(body_findings);
         out.findings.extend(missed);
         out.withdrawn.extend(withdrawn);
-        out.coverage = activity.coverage();
+        out.set_coverage(&activity);
         out
     }
 }
@@ -162,6 +172,7 @@ fn inline_finding(
     finding.evidence.file = anchor.file.clone();
     finding.evidence.line = anchor.line;
     finding.evidence.end_line = anchor.end_line;
+    finding.evidence.also = also_appears(&visible);
     let first_title = markdown::first_sentence(&first).to_owned();
     let trimmed = visible.trim_start();
     let unprefixed = trimmed.strip_prefix("[nitpick]").unwrap_or(trimmed);

@@ -8,7 +8,7 @@
 use crate::adapters::read::inline::{self, Status};
 use crate::adapters::read::markdown;
 use crate::adapters::read::taxonomy::{self, NativeCategory};
-use crate::adapters::{Activity, Adapter, AdapterOutput, Identity};
+use crate::adapters::{Activity, Adapter, AdapterOutput, Identity, Signal};
 use crate::api::PrSnapshot;
 use crate::model::Severity;
 
@@ -36,6 +36,12 @@ impl Adapter for Cubic {
 
     fn user_ids(&self) -> &'static [u64] {
         &[191113872]
+    }
+
+    /// Its app's check run; `neutral` "AI review line limit reached" when the allowance is
+    /// spent (declined), else its verdict.
+    fn signals(&self) -> &'static [Signal] {
+        &[Signal::CheckRunVerdict("")]
     }
 
     fn parse(&self, snapshot: &PrSnapshot, logins: &[String]) -> AdapterOutput {
@@ -79,7 +85,7 @@ impl Adapter for Cubic {
             }
         };
         inline::note_statuses(snapshot, &identity, status, &mut activity, &mut out);
-        out.coverage = activity.coverage();
+        out.set_coverage(&activity);
         out
     }
 }

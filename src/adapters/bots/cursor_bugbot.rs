@@ -10,12 +10,17 @@ use crate::adapters::read::html::between;
 use crate::adapters::read::inline;
 use crate::adapters::read::markdown;
 use crate::adapters::read::taxonomy::NativeCategory;
-use crate::adapters::{Activity, Adapter, AdapterOutput, Identity};
+use crate::adapters::{Activity, Adapter, AdapterOutput, Identity, Signal};
 use crate::api::PrSnapshot;
 use crate::model::{Category, NormalizedFinding, Severity};
 
-/// Notices that mean Bugbot did not review.
-const DECLINED: &[&str] = &["usage limit", "limit reached", "bugbot is paused"];
+/// Notices that mean Bugbot did not review (`### Bugbot couldn't run - usage limit reached`).
+const DECLINED: &[&str] = &[
+    "usage limit",
+    "limit reached",
+    "bugbot is paused",
+    "couldn't run",
+];
 
 pub struct CursorBugbot;
 
@@ -30,6 +35,12 @@ impl Adapter for CursorBugbot {
 
     fn user_ids(&self) -> &'static [u64] {
         &[206951365]
+    }
+
+    /// The `Cursor Bugbot` check run of the `cursor` app: `success` when it finished (no
+    /// review object when it found nothing), `neutral` when its usage limit is reached.
+    fn signals(&self) -> &'static [Signal] {
+        &[Signal::CheckRun("Cursor Bugbot")]
     }
 
     fn parse(&self, snapshot: &PrSnapshot, logins: &[String]) -> AdapterOutput {
@@ -89,7 +100,7 @@ impl Adapter for CursorBugbot {
             ));
         }
         inline::note_activity(snapshot, &identity, DECLINED, &mut activity, &mut out);
-        out.coverage = activity.coverage();
+        out.set_coverage(&activity);
         out
     }
 }

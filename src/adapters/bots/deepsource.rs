@@ -8,7 +8,7 @@
 use crate::adapters::read::inline;
 use crate::adapters::read::taxonomy::NativeCategory;
 use crate::adapters::read::{html, markdown};
-use crate::adapters::{Activity, Adapter, AdapterOutput, Identity};
+use crate::adapters::{Activity, Adapter, AdapterOutput, Identity, Signal};
 use crate::api::PrSnapshot;
 use crate::model::{Category, Severity};
 
@@ -25,6 +25,11 @@ impl Adapter for DeepSource {
 
     fn user_ids(&self) -> &'static [u64] {
         &[42547082]
+    }
+
+    /// Its analyzer check runs (`DeepSource: Python`, ...), failing on the issues found.
+    fn signals(&self) -> &'static [Signal] {
+        &[Signal::CheckRunVerdict("")]
     }
 
     fn parse(&self, snapshot: &PrSnapshot, logins: &[String]) -> AdapterOutput {
@@ -61,7 +66,7 @@ impl Adapter for DeepSource {
             },
         );
         inline::note_activity(snapshot, &identity, &[], &mut activity, &mut out);
-        out.coverage = activity.coverage();
+        out.set_coverage(&activity);
         out
     }
 }

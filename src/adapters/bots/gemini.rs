@@ -74,7 +74,7 @@ impl Adapter for Gemini {
                     .to_owned(),
             );
         }
-        out.coverage = activity.coverage();
+        out.set_coverage(&activity);
         out
     }
 }

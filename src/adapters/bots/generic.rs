@@ -6,7 +6,7 @@
 
 use crate::adapters::read::taxonomy::NativeCategory;
 use crate::adapters::read::{inline, prose};
-use crate::adapters::{bot_name, Activity, Adapter, AdapterOutput, Identity};
+use crate::adapters::{bot_name, Activity, Adapter, AdapterOutput, Identity, Signal};
 use crate::api::PrSnapshot;
 use crate::model::Severity;
 
@@ -24,6 +24,12 @@ impl Adapter for Generic {
 
     fn source_per_login(&self) -> bool {
         true
+    }
+
+    /// Any check run of the mapped bot's own app (Baz's `Baz Reviewer` is its only signal on
+    /// a clean pass) and any commit status it posts.
+    fn signals(&self) -> &'static [Signal] {
+        &[Signal::CheckRun(""), Signal::Status("")]
     }
 
     fn parse(&self, snapshot: &PrSnapshot, logins: &[String]) -> AdapterOutput {
@@ -53,7 +59,7 @@ impl Adapter for Generic {
             },
         );
         inline::note_activity(snapshot, &identity, &[], &mut activity, &mut out);
-        out.coverage = activity.coverage();
+        out.set_coverage(&activity);
         out
     }
 }

@@ -9,6 +9,7 @@ use crate::adapters::read::markdown;
 use crate::adapters::read::taxonomy::{self, NativeCategory};
 use crate::adapters::{
     anchor, category_for, detail_from, provenance, Activity, Adapter, AdapterOutput, Identity,
+    Signal,
 };
 use crate::api::{CodeScanning, CodeScanningAlert, PrSnapshot, ReviewComment};
 use crate::model::{Category, NormalizedFinding, Provenance, Severity};
@@ -34,6 +35,12 @@ impl Adapter for GhAdvancedSecurity {
         &[crate::api::CODE_SCANNING_SURFACE]
     }
 
+    /// The code-scanning check runs of its app (one per tool, `CodeQL`), failing on new
+    /// alerts: a verdict.
+    fn signals(&self) -> &'static [Signal] {
+        &[Signal::CheckRunVerdict("")]
+    }
+
     fn parse(&self, snapshot: &PrSnapshot, logins: &[String]) -> AdapterOutput {
         let identity = Identity::new(logins, self.user_ids());
         let mut out = AdapterOutput::default();
@@ -41,7 +48,7 @@ impl Adapter for GhAdvancedSecurity {
         let alerts: Option<HashMap<u64, &CodeScanningAlert>> = match &snapshot.code_scanning {
             CodeScanning::Alerts(list) => {
                 // The alerts list of the PR ref exists: an analysis ran on this PR.
-                activity.reviewed(None);
+                activity.reviewed_by(None, "code-scanning analysis");
                 Some(list.iter().map(|a| (a.number, a)).collect())
             }
             CodeScanning::Unavailable(reason) => {
@@ -57,7 +64,7 @@ impl Adapter for GhAdvancedSecurity {
             if !identity.matches(comment.user.as_ref()) || comment.in_reply_to_id.is_some() {
                 continue;
             }
-            activity.reviewed(comment.commit_id.as_deref());
+            activity.reviewed(comment.reviewed_commit());
             let number = alert_number(&comment.body);
             let alert = match (&alerts, number) {
                 (Some(alerts), Some(n)) => match alerts.get(&n) {
@@ -141,13 +148,14 @@ impl Adapter for GhAdvancedSecurity {
                 "{preexisting} open alert(s) older than the PR (pre-existing, not counted)"
             ));
         }
-        out.coverage = activity.coverage();
+        out.set_coverage(&activity);
         out
     }
 }
 
+/// Only an alert GitHub says is open: a null or unknown `state` is not "open".
 fn is_open(alert: &CodeScanningAlert) -> bool {
-    alert.state.as_deref().unwrap_or("open") == "open"
+    alert.state.as_deref() == Some("open")
 }
 
 /// An alert first seen before the PR was opened is not this PR's (ISO-8601 UTC strings
@@ -171,20 +179,26 @@ fn alert_number(body: &str) -> Option<u64> {
     digits.parse().ok()
 }
 
+/// The security severity when the rule has one; otherwise the rule's own level, read as
+/// code scanning shows it (`error` high, `warning` medium, `note` low: the list endpoint
+/// no longer promises `security_severity_level`, and an error-level alert is no medium).
 fn severity_of(alert: &CodeScanningAlert) -> Severity {
     alert
         .rule
         .security_severity_level
         .as_deref()
         .and_then(taxonomy::security_severity)
-        .or_else(|| {
-            alert
-                .rule
-                .severity
-                .as_deref()
-                .and_then(taxonomy::lint_level_severity)
-        })
+        .or_else(|| alert.rule.severity.as_deref().and_then(rule_level_severity))
         .unwrap_or(Severity::Medium)
+}
+
+fn rule_level_severity(level: &str) -> Option<Severity> {
+    match level.trim().to_ascii_lowercase().as_str() {
+        "error" => Some(Severity::High),
+        "warning" => Some(Severity::Medium),
+        "note" => Some(Severity::Low),
+        _ => None,
+    }
 }
 
 fn native_of(alert: &CodeScanningAlert) -> NativeCategory {
@@ -342,7 +356,14 @@ mod tests {
         let mut alert = CodeScanningAlert::default();
         alert.rule.severity = Some("warning".into());
         alert.rule.tags = vec!["maintainability".into()];
+        // Without a security severity, the rule's level as code scanning shows it.
+        assert_eq!(severity_of(&alert), Severity::Medium);
+        alert.rule.severity = Some("error".into());
+        assert_eq!(severity_of(&alert), Severity::High);
+        alert.rule.severity = Some("note".into());
         assert_eq!(severity_of(&alert), Severity::Low);
+        alert.rule.severity = None;
+        assert_eq!(severity_of(&alert), Severity::Medium, "nothing known");
         assert_eq!(native_of(&alert).strong, Some(Category::Maintainability));
         alert.rule.security_severity_level = Some("critical".into());
         alert.rule.tags.clear();
@@ -403,7 +424,7 @@ mod tests {
             ),
             ("alert-7", "app/b.py", Some(4))
         );
-        assert_eq!((f.severity, f.category.as_str()), (Severity::Medium, "bug"));
+        assert_eq!((f.severity, f.category.as_str()), (Severity::High, "bug"));
         assert!(out
             .notes
             .iter()

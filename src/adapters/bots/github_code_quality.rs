@@ -12,7 +12,7 @@ use pulldown_cmark::{Event, Parser, Tag, TagEnd};
 use crate::adapters::read::inline;
 use crate::adapters::read::taxonomy::{self, NativeCategory};
 use crate::adapters::read::{html, markdown};
-use crate::adapters::{Activity, Adapter, AdapterOutput, Identity};
+use crate::adapters::{Activity, Adapter, AdapterOutput, Identity, Signal};
 use crate::api::PrSnapshot;
 use crate::model::{Category, Severity};
 
@@ -31,6 +31,11 @@ impl Adapter for GithubCodeQuality {
 
     fn user_ids(&self) -> &'static [u64] {
         &[223894421]
+    }
+
+    /// Its app's check run, failing when code quality findings were detected: a verdict.
+    fn signals(&self) -> &'static [Signal] {
+        &[Signal::CheckRunVerdict("")]
     }
 
     fn parse(&self, snapshot: &PrSnapshot, logins: &[String]) -> AdapterOutput {
@@ -63,7 +68,7 @@ impl Adapter for GithubCodeQuality {
         );
         // Reviews wrap the inline comments; the coverage comment is not a review.
         inline::note_activity(snapshot, &identity, &[], &mut activity, &mut out);
-        out.coverage = activity.coverage();
+        out.set_coverage(&activity);
         out
     }
 }

@@ -9,7 +9,7 @@
 use crate::adapters::read::inline::{self, Status};
 use crate::adapters::read::taxonomy::{self, NativeCategory};
 use crate::adapters::read::{html, markdown};
-use crate::adapters::{Activity, Adapter, AdapterOutput, Identity};
+use crate::adapters::{Activity, Adapter, AdapterOutput, Identity, Signal};
 use crate::api::PrSnapshot;
 use crate::model::{Category, Severity};
 
@@ -39,6 +39,11 @@ impl Adapter for Greptile {
         &["greptile-apps[bot]"]
     }
 
+    /// The `Greptile Review` check run of the `greptile-apps` app.
+    fn signals(&self) -> &'static [Signal] {
+        &[Signal::CheckRun("Greptile")]
+    }
+
     fn parse(&self, snapshot: &PrSnapshot, logins: &[String]) -> AdapterOutput {
         let identity = Identity::new(logins, self.user_ids());
         let mut activity = Activity::new(snapshot.head_sha());
@@ -63,7 +68,7 @@ impl Adapter for Greptile {
             },
         );
         inline::note_statuses(snapshot, &identity, status, &mut activity, &mut out);
-        out.coverage = activity.coverage();
+        out.set_coverage(&activity);
         out
     }
 }

@@ -10,7 +10,9 @@
 use crate::adapters::read::inline::{self, Status};
 use crate::adapters::read::taxonomy::{self, NativeCategory};
 use crate::adapters::read::{html, markdown};
-use crate::adapters::{category_for, detail_from, Activity, Adapter, AdapterOutput, Identity};
+use crate::adapters::{
+    category_for, detail_from, Activity, Adapter, AdapterOutput, Identity, Meaning, Signal,
+};
 use crate::api::{IssueComment, PrSnapshot};
 use crate::model::{Category, NormalizedFinding, Provenance, Severity};
 
@@ -41,6 +43,21 @@ impl Adapter for Kodus {
 
     fn user_ids(&self) -> &'static [u64] {
         &[148880201]
+    }
+
+    /// Its `Kody Code Review` check run (`neutral` when an auxiliary stage failed: the
+    /// comments were still posted) and, on an automatic review, its reactions on the PR: 🚀
+    /// started, 🎉 done, 👀 skipped, 😕 error, 👎 no licence. (On a review asked for with
+    /// `@kody start-review` they go on that comment, which is not read.)
+    fn signals(&self) -> &'static [Signal] {
+        &[
+            Signal::CheckRunVerdict("Kody Code Review"),
+            Signal::Reaction("hooray", Meaning::Reviewed),
+            Signal::Reaction("rocket", Meaning::Running),
+            Signal::Reaction("eyes", Meaning::Declined),
+            Signal::Reaction("confused", Meaning::Declined),
+            Signal::Reaction("-1", Meaning::Declined),
+        ]
     }
 
     fn parse(&self, snapshot: &PrSnapshot, logins: &[String]) -> AdapterOutput {
@@ -81,7 +98,7 @@ impl Adapter for Kodus {
             }
         }
         inline::note_statuses(snapshot, &identity, status, &mut activity, &mut out);
-        out.coverage = activity.coverage();
+        out.set_coverage(&activity);
         out
     }
 }

@@ -11,7 +11,7 @@
 use crate::adapters::read::inline::{self, Status};
 use crate::adapters::read::markdown;
 use crate::adapters::read::taxonomy::{self, NativeCategory};
-use crate::adapters::{Activity, Adapter, AdapterOutput, Identity};
+use crate::adapters::{line_ranges, Activity, Adapter, AdapterOutput, Identity, Signal};
 use crate::api::{PrSnapshot, ReviewComment};
 use crate::model::Severity;
 
@@ -35,6 +35,15 @@ impl Adapter for Macroscope {
 
     fn default_logins(&self) -> &'static [&'static str] {
         &["macroscopeapp[bot]", "macroscope-app[bot]"]
+    }
+
+    /// "Macroscope - Correctness Check" (`N issues identified`) and "Approvability Check":
+    /// verdicts, whatever they concluded.
+    fn signals(&self) -> &'static [Signal] {
+        &[
+            Signal::CheckRunVerdict("Macroscope - Correctness Check"),
+            Signal::CheckRunVerdict("Approvability Check"),
+        ]
     }
 
     fn parse(&self, snapshot: &PrSnapshot, logins: &[String]) -> AdapterOutput {
@@ -65,6 +74,13 @@ impl Adapter for Macroscope {
                     NativeCategory::none(),
                     &claim,
                 );
+                // Other sites in the same file are more loci of this finding.
+                finding.evidence.also = also
+                    .iter()
+                    .filter_map(|site| site.rsplit_once(':'))
+                    .filter(|(path, _)| *path == anchor.file)
+                    .flat_map(|(_, lines)| line_ranges(lines))
+                    .collect();
                 if !also.is_empty() {
                     let extra = format!("(also found in: {})", also.join(", "));
                     finding.detail =
@@ -77,7 +93,7 @@ impl Adapter for Macroscope {
             },
         );
         inline::note_statuses(snapshot, &identity, status, &mut activity, &mut out);
-        out.coverage = activity.coverage();
+        out.set_coverage(&activity);
         out
     }
 }

@@ -152,7 +152,7 @@ impl Adapter for Qodo {
             } else if body.len() <= inline::NOTICE_MAX_BYTES
                 && DECLINED.iter().any(|phrase| lower.contains(phrase))
             {
-                activity.declined();
+                activity.declined_notice(&body);
             }
         }
         for review in &snapshot.reviews {
@@ -161,7 +161,7 @@ impl Adapter for Qodo {
                 activity.reviewed(review.commit_id.as_deref());
             }
         }
-        out.coverage = activity.coverage();
+        out.set_coverage(&activity);
         out
     }
 }

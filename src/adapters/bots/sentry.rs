@@ -9,7 +9,7 @@
 use crate::adapters::read::inline;
 use crate::adapters::read::taxonomy::{self, NativeCategory};
 use crate::adapters::read::{html, markdown};
-use crate::adapters::{Activity, Adapter, AdapterOutput, Identity};
+use crate::adapters::{Activity, Adapter, AdapterOutput, Identity, Meaning, Signal};
 use crate::api::PrSnapshot;
 use crate::model::{Category, Severity};
 
@@ -31,6 +31,15 @@ impl Adapter for Sentry {
 
     fn user_ids(&self) -> &'static [u64] {
         &[39604003, 157164994, 156709835]
+    }
+
+    /// The `Seer Code Review` check run (findings are reported as `neutral`) and the 👀 Seer
+    /// puts on the PR when it schedules a review.
+    fn signals(&self) -> &'static [Signal] {
+        &[
+            Signal::CheckRunVerdict("Seer"),
+            Signal::Reaction("eyes", Meaning::Running),
+        ]
     }
 
     fn parse(&self, snapshot: &PrSnapshot, logins: &[String]) -> AdapterOutput {
@@ -68,7 +77,7 @@ impl Adapter for Sentry {
             },
         );
         inline::note_activity(snapshot, &identity, DECLINED, &mut activity, &mut out);
-        out.coverage = activity.coverage();
+        out.set_coverage(&activity);
         out
     }
 }

@@ -7,7 +7,7 @@ use crate::adapters::read::taxonomy::NativeCategory;
 use crate::adapters::read::{inline, linked_issues, markdown};
 use crate::adapters::Anchor;
 use crate::adapters::{
-    category_for, detail_from, provenance, Activity, Adapter, AdapterOutput, Identity,
+    category_for, detail_from, provenance, Activity, Adapter, AdapterOutput, Identity, Signal,
 };
 use crate::api::{PrSnapshot, ReviewComment};
 use crate::model::{Category, NormalizedFinding, Severity};
@@ -23,6 +23,11 @@ impl Adapter for Sourcery {
 
     fn default_logins(&self) -> &'static [&'static str] {
         &["sourcery-ai[bot]"]
+    }
+
+    /// Its app's (`sourcery-ai`) check run.
+    fn signals(&self) -> &'static [Signal] {
+        &[Signal::CheckRunVerdict("")]
     }
 
     fn parse(&self, snapshot: &PrSnapshot, logins: &[String]) -> AdapterOutput {
@@ -41,7 +46,7 @@ impl Adapter for Sourcery {
             }
             out.readable += 1;
             if is_notice(body) {
-                activity.declined();
+                activity.declined_notice(body);
                 out.notes
                     .push(format!("review {}: budget or size notice", review.id));
             } else {
@@ -55,7 +60,7 @@ impl Adapter for Sourcery {
             out.readable += 1;
             let body = comment.body.as_deref().unwrap_or("");
             if is_notice(body) {
-                activity.declined();
+                activity.declined_notice(body);
                 out.notes.push(format!(
                     "issue comment {}: budget or size notice",
                     comment.id
@@ -69,7 +74,7 @@ impl Adapter for Sourcery {
                 out.findings.push(finding);
             }
         }
-        out.coverage = activity.coverage();
+        out.set_coverage(&activity);
         out
     }
 }

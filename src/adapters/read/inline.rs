@@ -47,7 +47,7 @@ pub(crate) fn read_comments_where<P, F>(
             out.readable += 1;
             continue;
         }
-        activity.reviewed(comment.commit_id.as_deref());
+        activity.reviewed(comment.reviewed_commit());
         let Some(anchor) = anchor(comment) else {
             out.malformed
                 .push(format!("review comment #{}: no `path`", comment.id));
@@ -73,6 +73,9 @@ pub(crate) fn read_comments_where<P, F>(
 /// Longest body still read as a rate-limit / quota / skip notice.
 pub(crate) const NOTICE_MAX_BYTES: usize = 1200;
 
+/// The `coverage_signal` of a finished-review issue comment (`status comment on head`).
+const STATUS_COMMENT: &str = "status comment";
+
 /// What one of the bot's review bodies or issue comments says about its review.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Status {
@@ -81,6 +84,9 @@ pub(crate) enum Status {
     Done(Option<String>),
     /// A rate-limit, quota, billing, paused, skipped or sunset notice: no review happened.
     Declined,
+    /// A status comment saying the review has started ("Claude Code is working…", "CodeAnt
+    /// AI is reviewing your PR"): the bot is running, not done.
+    Started,
     /// Anything else: a review body is still a review of its commit; an issue comment says
     /// nothing about coverage.
     Other,
@@ -127,9 +133,11 @@ pub(crate) fn note_statuses(
             continue;
         }
         match classify(body) {
-            Status::Declined => activity.declined(),
+            Status::Declined => activity.declined_notice(body),
             Status::Done(Some(commit)) => activity.reviewed(Some(&commit)),
-            Status::Done(None) | Status::Other => activity.reviewed(review.commit_id.as_deref()),
+            Status::Done(None) | Status::Started | Status::Other => {
+                activity.reviewed(review.commit_id.as_deref())
+            }
         }
     }
     for comment in &snapshot.issue_comments {
@@ -137,9 +145,11 @@ pub(crate) fn note_statuses(
             continue;
         }
         out.readable += 1;
-        match classify(comment.body.as_deref().unwrap_or("")) {
-            Status::Declined => activity.declined(),
-            Status::Done(commit) => activity.reviewed(commit.as_deref()),
+        let body = comment.body.as_deref().unwrap_or("");
+        match classify(body) {
+            Status::Declined => activity.declined_notice(body),
+            Status::Done(commit) => activity.reviewed_by(commit.as_deref(), STATUS_COMMENT),
+            Status::Started => activity.running(format!("{STATUS_COMMENT}: started")),
             Status::Other => {}
         }
     }

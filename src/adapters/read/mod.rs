@@ -8,5 +8,6 @@ pub mod inline;
 pub mod linked_issues;
 pub mod markdown;
 pub(crate) mod prose;
+pub mod signals;
 pub mod taxonomy;
 pub(crate) mod threads;

@@ -83,7 +83,7 @@ pub fn path_category(path: &str) -> Option<Category> {
 
 /// How a keyword must sit in the text.
 #[derive(Clone, Copy)]
-enum Fit {
+pub(crate) enum Fit {
     /// Starts a word (`sanitiz` matches "sanitize", "sanitization").
     Prefix,
     /// A whole word, optionally plural (`token` matches "tokens", not "tokenizer").
@@ -92,114 +92,159 @@ enum Fit {
 
 use Fit::{Prefix, Word};
 
-/// Keyword lists in priority order: the first category with a hit wins.
-const KEYWORDS: &[(Category, &[(&str, Fit)])] = &[
+/// One keyword signal: the keyword, how it must sit, what it is worth, and context words
+/// that cancel it when they appear in the same sentence (a "typo" in the caller's input is
+/// a parsing problem, not a spelling nit).
+#[derive(Clone, Copy)]
+struct Signal {
+    keyword: &'static str,
+    fit: Fit,
+    weight: u8,
+    unless: &'static [&'static str],
+}
+
+const fn s(keyword: &'static str, fit: Fit) -> Signal {
+    Signal {
+        keyword,
+        fit,
+        weight: 1,
+        unless: &[],
+    }
+}
+
+/// A signal worth two: it names the kind of defect outright.
+const fn strong(keyword: &'static str, fit: Fit) -> Signal {
+    Signal {
+        weight: 2,
+        ..s(keyword, fit)
+    }
+}
+
+/// Runtime input and parsing: a style word next to these describes behaviour.
+const RUNTIME_CONTEXT: &[&str] = &[
+    "caller", "input", "argument", "operand", "flag", "parse", "split", "trim", "user",
+];
+
+const fn style(keyword: &'static str) -> Signal {
+    Signal {
+        unless: RUNTIME_CONTEXT,
+        ..s(keyword, Prefix)
+    }
+}
+
+/// Keyword signals per category, in priority order (it breaks ties, except that style,
+/// the weakest claim, loses every tie).
+const KEYWORDS: &[(Category, &[Signal])] = &[
     (
         Category::Security,
         &[
-            ("injection", Prefix),
-            ("xss", Word),
-            ("cross-site", Prefix),
-            ("csrf", Word),
-            ("ssrf", Word),
-            ("secret", Prefix),
-            ("token", Word),
-            ("password", Prefix),
-            ("credential", Prefix),
-            ("timing attack", Prefix),
-            ("constant-time", Prefix),
-            ("constant time", Prefix),
-            ("sanitiz", Prefix),
-            ("authenticat", Prefix),
-            ("authoriz", Prefix),
-            ("traversal", Prefix),
-            ("deserializ", Prefix),
-            ("hmac", Prefix),
-            ("signature", Prefix),
+            strong("injection", Prefix),
+            strong("xss", Word),
+            strong("cross-site", Prefix),
+            strong("csrf", Word),
+            strong("ssrf", Word),
+            s("secret", Prefix),
+            s("token", Word),
+            s("password", Prefix),
+            s("credential", Prefix),
+            strong("timing attack", Prefix),
+            s("constant-time", Prefix),
+            s("constant time", Prefix),
+            s("sanitiz", Prefix),
+            s("authenticat", Prefix),
+            s("authoriz", Prefix),
+            strong("traversal", Prefix),
+            strong("deserializ", Prefix),
+            s("hmac", Prefix),
+            s("signature", Prefix),
         ],
     ),
     (
         Category::Performance,
         &[
-            ("n+1", Prefix),
-            ("performance", Prefix),
-            ("slow", Prefix),
-            ("quadratic", Prefix),
-            ("allocation", Prefix),
-            ("cach", Prefix),
-            ("batch", Prefix),
-            ("round trip", Prefix),
-            ("round-trip", Prefix),
-            ("sequential http", Prefix),
-            ("faster", Prefix),
+            strong("n+1", Prefix),
+            s("performance", Prefix),
+            s("slow", Prefix),
+            strong("quadratic", Prefix),
+            s("allocation", Prefix),
+            s("cach", Prefix),
+            s("batch", Prefix),
+            s("round trip", Prefix),
+            s("round-trip", Prefix),
+            s("sequential http", Prefix),
+            s("faster", Prefix),
         ],
     ),
     (
         Category::Test,
         &[
-            ("missing test", Prefix),
-            ("add a test", Prefix),
-            ("add tests", Prefix),
-            ("no test", Prefix),
-            ("test coverage", Prefix),
+            strong("missing test", Prefix),
+            strong("add a test", Prefix),
+            strong("add tests", Prefix),
+            strong("no test", Prefix),
+            strong("test coverage", Prefix),
         ],
     ),
     (
         Category::Style,
         &[
-            ("[nitpick]", Prefix),
-            ("typo", Prefix),
-            ("spelling", Prefix),
-            ("naming", Prefix),
-            ("renam", Prefix),
-            ("whitespace", Prefix),
-            ("import order", Prefix),
-            ("unused import", Prefix),
+            Signal {
+                weight: 3,
+                ..s("[nitpick]", Prefix)
+            },
+            style("typo"),
+            style("spelling"),
+            style("naming"),
+            style("renam"),
+            style("whitespace"),
+            s("import order", Prefix),
+            s("unused import", Prefix),
         ],
     ),
     (
         Category::Docs,
         &[
-            ("docstring", Prefix),
-            ("readme", Prefix),
-            ("documentation", Prefix),
+            s("docstring", Prefix),
+            s("readme", Prefix),
+            s("documentation", Prefix),
         ],
     ),
     (
         Category::Maintainability,
         &[
-            ("refactor", Prefix),
-            ("duplicat", Prefix),
-            ("extract", Prefix),
-            ("magic number", Prefix),
-            ("complex", Prefix),
-            ("readab", Prefix),
-            ("unused variable", Prefix),
-            ("never used", Prefix),
-            ("dead code", Prefix),
+            s("refactor", Prefix),
+            s("duplicat", Prefix),
+            s("extract", Prefix),
+            s("magic number", Prefix),
+            s("complex", Prefix),
+            s("readab", Prefix),
+            s("unused variable", Prefix),
+            s("never used", Prefix),
+            s("dead code", Prefix),
         ],
     ),
     (
         Category::Bug,
         &[
-            ("null", Prefix),
-            ("none", Word),
-            ("undefined", Prefix),
-            ("race", Word),
-            ("await", Prefix),
-            ("exception", Prefix),
-            ("off-by-one", Prefix),
-            ("overflow", Prefix),
-            ("rounding", Prefix),
-            ("round", Word),
-            ("float", Prefix),
-            ("incorrect", Prefix),
-            ("wrong", Prefix),
-            ("missing", Prefix),
-            ("crash", Prefix),
-            ("leak", Prefix),
-            ("error", Prefix),
-            ("raise", Prefix),
+            strong("null", Prefix),
+            s("none", Word),
+            strong("undefined", Prefix),
+            strong("race", Word),
+            s("await", Prefix),
+            strong("exception", Prefix),
+            strong("off-by-one", Prefix),
+            strong("overflow", Prefix),
+            s("rounding", Prefix),
+            s("round", Word),
+            s("float", Prefix),
+            s("incorrect", Prefix),
+            s("wrong", Prefix),
+            s("missing", Prefix),
+            strong("crash", Prefix),
+            s("leak", Prefix),
+            s("error", Prefix),
+            s("raise", Prefix),
+            strong("deadlock", Prefix),
         ],
     ),
 ];
@@ -208,27 +253,92 @@ const KEYWORDS: &[(Category, &[(&str, Fit)])] = &[
 pub fn keyword_lists() -> impl Iterator<Item = (Category, Vec<&'static str>)> {
     KEYWORDS
         .iter()
-        .map(|(category, words)| (*category, words.iter().map(|(w, _)| *w).collect()))
+        .map(|(category, signals)| (*category, signals.iter().map(|s| s.keyword).collect()))
 }
 
-/// The keyword pass alone: the first category (in priority order) with a hit.
-pub fn keyword_category(text: &str) -> Option<Category> {
+/// Each category's keyword score on `text` (lowercased here): the weights of the signals
+/// found, each once, unless its sentence holds one of its cancelling words.
+pub fn keyword_scores(text: &str) -> Vec<(Category, u32)> {
     let lower = text.to_lowercase();
+    let sentences: Vec<&str> = lower.split(['.', '!', '?', ';', '\n']).collect();
     KEYWORDS
         .iter()
-        .find(|(_, words)| {
-            words
+        .map(|(category, signals)| {
+            let score = signals
                 .iter()
-                .any(|&(w, fit)| contains_keyword(&lower, w, fit))
+                .filter(|signal| {
+                    sentences.iter().any(|sentence| {
+                        contains_keyword(sentence, signal.keyword, signal.fit)
+                            && !signal
+                                .unless
+                                .iter()
+                                .any(|word| contains_keyword(sentence, word, Prefix))
+                    })
+                })
+                .map(|signal| u32::from(signal.weight))
+                .sum();
+            (*category, score)
         })
-        .map(|(category, _)| *category)
+        .collect()
+}
+
+/// The keyword pass alone: the category with the highest score (ties by priority, style
+/// losing every tie), or `None` when no signal fired.
+pub fn keyword_category(text: &str) -> Option<Category> {
+    best(keyword_scores(text), false)
+}
+
+/// The best-scoring category; `without_style` leaves style out (a finding the bot itself
+/// rates high is not a style nit, whatever its wording).
+fn best(scores: Vec<(Category, u32)>, without_style: bool) -> Option<Category> {
+    let mut winner: Option<(Category, u32)> = None;
+    for (category, score) in scores {
+        if score == 0 || (without_style && category == Category::Style) {
+            continue;
+        }
+        let beats = match winner {
+            None => true,
+            Some((Category::Style, top)) => score >= top,
+            Some((_, top)) => score > top,
+        };
+        if beats {
+            winner = Some((category, score));
+        }
+    }
+    winner.map(|(category, _)| category)
+}
+
+/// How strongly the text reads as style: its style keyword score.
+pub fn style_score(text: &str) -> u32 {
+    keyword_scores(text)
+        .into_iter()
+        .find(|(category, _)| *category == Category::Style)
+        .map_or(0, |(_, score)| score)
+}
+
+/// A bot's own severity outranks style keywords: a keyword-derived `style` on a finding
+/// the bot rates high or critical becomes its best other keyword category, else `other`.
+pub fn respect_severity(
+    category: Category,
+    source: CategorySource,
+    severity: Severity,
+    text: &str,
+) -> (Category, CategorySource) {
+    if category != Category::Style || source != CategorySource::Keyword || severity < Severity::High
+    {
+        return (category, source);
+    }
+    match best(keyword_scores(text), true) {
+        Some(other) => (other, CategorySource::Keyword),
+        None => (Category::Other, CategorySource::Fallback),
+    }
 }
 
 fn is_word_char(c: char) -> bool {
     c.is_alphanumeric() || c == '_'
 }
 
-fn contains_keyword(lower: &str, keyword: &str, fit: Fit) -> bool {
+pub(crate) fn contains_keyword(lower: &str, keyword: &str, fit: Fit) -> bool {
     let mut from = 0;
     while let Some(found) = lower.get(from..).and_then(|rest| rest.find(keyword)) {
         let start = from + found;
@@ -410,6 +520,84 @@ mod tests {
         );
         assert_eq!(keyword_category("it raises keyerror"), Some(Category::Bug));
         assert_eq!(keyword_category("unintended"), None);
+    }
+
+    /// Comments of the real multi-bot PRs (tests/fixtures/real) that first-match keywords
+    /// filed as style.
+    #[test]
+    fn real_comments_are_not_style_nits() {
+        let cases = [
+            // dev-01, Codex P1: a typo *by the caller* is input, not spelling.
+            (
+                "Error out when --files is given without any paths. In write mode a typo by the \
+              caller, or a list that comes out empty, would prepend headers to every shard.",
+                Category::Bug,
+            ),
+            // dev-05, Copilot P1: splitting on whitespace is parsing.
+            (
+                "P1: parseContextCmd splits on whitespace with no handling of quotes or escapes, \
+              so commands with quoted arguments get parsed wrongly.",
+                Category::Bug,
+            ),
+            // A race that also says "rename": the race is what matters.
+            (
+                "Race: flush and close both rename the temp file, so a crash loses data.",
+                Category::Bug,
+            ),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(keyword_category(text), Some(expected), "{text}");
+        }
+        // Real style stays style.
+        assert_eq!(
+            keyword_category("Typo: recieved, not received"),
+            Some(Category::Style)
+        );
+        // On a tie style, the weakest claim, gives way.
+        assert_eq!(
+            keyword_category("Typo in the docstring"),
+            Some(Category::Docs)
+        );
+        assert_eq!(
+            keyword_category("Rename `x` to something clearer; naming matters"),
+            Some(Category::Style)
+        );
+        assert!(style_score("Rename `x`; naming matters") >= 2);
+        assert_eq!(style_score("a typo by the caller"), 0);
+    }
+
+    #[test]
+    fn a_bots_high_rating_outranks_style_keywords() {
+        let text = "Rename the lock and fix the race between writers";
+        assert_eq!(keyword_category("Rename the lock"), Some(Category::Style));
+        assert_eq!(
+            respect_severity(
+                Category::Style,
+                CategorySource::Keyword,
+                Severity::High,
+                text
+            ),
+            (Category::Bug, CategorySource::Keyword)
+        );
+        assert_eq!(
+            respect_severity(
+                Category::Style,
+                CategorySource::Keyword,
+                Severity::Critical,
+                "rename it"
+            ),
+            (Category::Other, CategorySource::Fallback)
+        );
+        // The bot's own style label, or a low rating, stays.
+        for (source, severity) in [
+            (CategorySource::Native, Severity::High),
+            (CategorySource::Keyword, Severity::Medium),
+        ] {
+            assert_eq!(
+                respect_severity(Category::Style, source, severity, text),
+                (Category::Style, source)
+            );
+        }
     }
 
     #[test]

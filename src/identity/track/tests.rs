@@ -32,6 +32,7 @@ fn sources(reviewed: &[&str], stale: &[&str]) -> Vec<SourceStatus> {
         bot: (*bot).to_owned(),
         status: SourceState::Ok,
         coverage,
+        coverage_signal: String::new(),
         findings: 0,
         skipped: 0,
         notes: Vec::new(),

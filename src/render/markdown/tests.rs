@@ -9,6 +9,7 @@ fn source(bot: &str, status: SourceState, coverage: Coverage, notes: &[&str]) ->
         bot: bot.into(),
         status,
         coverage,
+        coverage_signal: String::new(),
         findings: 0,
         skipped: 0,
         notes: notes.iter().map(|n| n.to_string()).collect(),
@@ -42,8 +43,10 @@ fn outcome_of(
     fail_on: FailOn,
 ) -> Outcome {
     let bots_ran = sources.iter().filter(|s| s.coverage.ran()).count().max(1);
+    // The seed's line rule: these findings are built for rendering, not for matching.
     let options = ConsensusOptions {
         bots_ran: Some(bots_ran),
+        matching: crate::consensus::Matching::Seed,
         ..ConsensusOptions::default()
     };
     let findings = synthesize(
@@ -59,6 +62,9 @@ fn outcome_of(
         gate: gate::decide(&findings, fail_on),
         findings,
         fail_on,
+        fail_on_severity: None,
+        required_bots: Vec::new(),
+        not_reviewed: Vec::new(),
         identity: Default::default(),
     }
 }
@@ -402,4 +408,125 @@ fn budget_cuts_lowest_tiers_first() {
         },
     );
     assert!(tiny.chars().count() <= 40 && tiny.starts_with(MARKER));
+}
+
+#[test]
+fn unreadable_notes_are_summarised_by_reason_with_a_few_ids() {
+    let mut notes: Vec<String> = (0..5000)
+        .map(|i| {
+            format!("skipped: review_comments #{i}: invalid type: integer `{i}`, expected a string")
+        })
+        .collect();
+    notes.push("skipped: review_comments #9: missing field `path`".into());
+    notes.push("rate-limit notice".into());
+    notes.push("rate-limit notice".into());
+    let shown = summarise_notes(&notes);
+    assert_eq!(shown.len(), 3, "{shown:?}");
+    assert_eq!(
+        shown[0],
+        "skipped: review\\_comments — invalid type: integer \\`…\\`, expected a string (×5000: ids 0, 1, 2, …)"
+    );
+    assert_eq!(
+        shown[1],
+        "skipped: review\\_comments — missing field \\`path\\` (id 9)"
+    );
+    assert_eq!(shown[2], "rate-limit notice (×2)");
+    let many: Vec<String> = (0..9).map(|i| format!("note {i}")).collect();
+    let shown = summarise_notes(&many);
+    assert_eq!(shown.len(), NOTE_KINDS + 1);
+    assert_eq!(shown[NOTE_KINDS], "4 more note(s) in the JSON report");
+}
+
+#[test]
+fn a_notes_flood_never_pushes_the_findings_out() {
+    let mut outcome = three_bots();
+    // Every source drowning in distinct notes: the head is budgeted like the tiers.
+    for (k, source) in outcome.sources.iter_mut().enumerate() {
+        source.skipped = 20_000;
+        source.notes = (0..20_000)
+            .map(|i| format!("note {k}-{i}: {}", "x".repeat(150)))
+            .collect();
+    }
+    for i in 0..60 {
+        outcome.sources.push(source(
+            &format!("extra-{i}-{}", "y".repeat(1200)),
+            SourceState::Malformed,
+            Coverage::Absent,
+            &["unreadable"],
+        ));
+    }
+    let options = linked();
+    let body = render_comment(&outcome, &options);
+    assert!(body.chars().count() <= options.max_chars);
+    assert!(body.starts_with(MARKER));
+    assert!(body.contains("### Confirmed"), "findings pushed out");
+    assert!(body.contains("list of sources was cut"), "the cut is said");
+    let head_end = body.find("### Confirmed").unwrap();
+    assert!(body[..head_end].chars().count() <= options.max_chars / 4 + 2);
+}
+
+/// The head's budget holds with everything the head carries: the gate's reasons (the
+/// severity floor, bots that did not review), what changed since the last run and the
+/// sources' notes. The resolved / awaiting lists give way before the cut, so no folded
+/// block is left open above the findings.
+#[test]
+fn the_head_budget_holds_with_the_changes_and_the_gate_reasons() {
+    use crate::identity::{state, Tracked};
+    let mut outcome = three_bots();
+    outcome.fail_on_severity = Some(Severity::Low);
+    outcome.required_bots = (0..40).map(|i| format!("required-bot-{i}")).collect();
+    outcome.not_reviewed = outcome.required_bots.clone();
+    outcome.gate = Gate::Fail;
+    outcome.identity.state.v = state::STATE_VERSION;
+    outcome.identity.baseline = Some("0a1b2c3d4e".into());
+    let tracked = |i: usize| Tracked {
+        fingerprint: format!("rc-{i:08}"),
+        title: format!("A resolved finding with a long title {}", "t".repeat(100)),
+        file: format!("src/{}/file_{i}.rs", "d".repeat(60)),
+        bots: vec!["coderabbit".into()],
+        why: "the line is gone at this commit".into(),
+        acknowledged: None,
+    };
+    outcome.identity.resolved = (0..300).map(tracked).collect();
+    outcome.identity.awaiting = (300..320).map(tracked).collect();
+    let options = RenderOptions {
+        max_chars: 24_000,
+        ..linked()
+    };
+    let full = render_head_with(&outcome, &options, Notes::Summary, true);
+    assert!(
+        full.chars().count() > options.max_chars / 4,
+        "the lists alone overflow the head"
+    );
+    let body = render_comment(&outcome, &options);
+    let head_end = body.find("### Confirmed").expect("findings still shown");
+    let head = &body[..head_end];
+    assert!(
+        head.chars().count() <= options.max_chars / 4,
+        "{}",
+        head.len()
+    );
+    assert!(
+        head.contains("## ❌ review-consensus: gate failed"),
+        "{head}"
+    );
+    assert!(head.contains("(`fail-on-severity: low`)"), "{head}");
+    assert!(head.contains("not reviewed: required-bot-0"), "{head}");
+    assert!(
+        head.contains("**Since the last run (`0a1b2c3`):**"),
+        "{head}"
+    );
+    assert!(head.contains("✅ 300 resolved"), "{head}");
+    assert!(head.contains("lists are in the JSON report"), "{head}");
+    assert_eq!(
+        head.matches("<details>").count(),
+        head.matches("</details>").count()
+    );
+    assert!(body.chars().count() <= options.max_chars);
+
+    // With room enough, the lists are folded in the head.
+    outcome.identity.resolved.truncate(3);
+    outcome.identity.awaiting.clear();
+    let body = render_comment(&outcome, &options);
+    assert!(body.contains("<summary>Resolved (3)"), "{body}");
 }

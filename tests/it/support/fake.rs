@@ -1,9 +1,15 @@
 //! A fake GitHub on 127.0.0.1 (wiremock): serves one PR's saved API JSON over REST (every
-//! list paged with `Link` headers) and GraphQL (review threads, viewer), accepts sticky
-//! comment and check-run writes with state (a second run edits in place), answers the
-//! collaborator-permission lookups it was given (404 for anyone else, as for a
-//! non-collaborator), logs every request and answers anything else with a loud 500. Shared by the integration tests and by
-//! `examples/fake_github.rs` / `examples/action_bench.rs` (included there with `#[path]`).
+//! list paged with `Link` headers, every read with an `ETag`, answered 304 to a matching
+//! `If-None-Match`) and GraphQL (review threads with their nested comment pages, viewer),
+//! accepts sticky comment and check-run writes with state (a second run edits in place),
+//! answers the collaborator-permission lookups it was given (404 for anyone else, as for a
+//! non-collaborator), logs every request and answers anything else with a loud 500. Shared
+//! by the integration tests and by `examples/fake_github.rs` / `examples/action_bench.rs`
+//! (included there with `#[path]`).
+//!
+//! Where GitHub's answers matter it answers as GitHub does: thread comment ids as
+//! `fullDatabaseId` strings, and the deprecated 32-bit `databaseId` above 2^31 as a null
+//! with the field error GitHub's GraphQL engine (graphql-ruby) gives.
 
 use std::fs::File;
 use std::io::Write;
@@ -29,6 +35,12 @@ pub struct PrData {
     pub code_scanning: Option<Vec<Value>>,
     /// GraphQL `reviewThreads` nodes.
     pub threads: Vec<Value>,
+    /// Reactions on the PR, check runs and statuses of the head commit.
+    pub reactions: Vec<Value>,
+    pub head_check_runs: Vec<Value>,
+    pub statuses: Vec<Value>,
+    /// `committer.date` of the head commit (`pulls/{n}/commits`).
+    pub head_committed_at: String,
 }
 
 impl PrData {
@@ -70,6 +82,22 @@ impl PrData {
                 .unwrap_or_default(),
             None => Vec::new(),
         };
+        let head_check_runs = match read("check_runs.json")? {
+            Some(Value::Object(o)) => o
+                .get("check_runs")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default(),
+            Some(Value::Array(items)) => items,
+            _ => Vec::new(),
+        };
+        let head_committed_at = read("head_commit.json")?
+            .and_then(|c| {
+                c.pointer("/committer/date")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned)
+            })
+            .unwrap_or_else(|| "2025-01-01T00:00:00Z".to_owned());
         Ok(PrData {
             owner: owner.to_owned(),
             repo: repo.to_owned(),
@@ -80,6 +108,10 @@ impl PrData {
             issue_comments: list("issue_comments.json")?,
             code_scanning: read("code_scanning_alerts.json")?.and_then(|v| v.as_array().cloned()),
             threads,
+            reactions: list("reactions.json")?,
+            head_check_runs,
+            statuses: list("statuses.json")?,
+            head_committed_at,
         })
     }
 
@@ -102,7 +134,37 @@ impl PrData {
             issue_comments: Vec::new(),
             code_scanning: None,
             threads: Vec::new(),
+            reactions: Vec::new(),
+            head_check_runs: Vec::new(),
+            statuses: Vec::new(),
+            head_committed_at: "2025-01-01T00:00:00Z".to_owned(),
         }
+    }
+
+    /// Write the data as a saved-API-JSON folder (what `render DIR` reads).
+    pub fn save_dir(&self, dir: &Path) -> Result<(), String> {
+        let write = |name: &str, value: &Value| {
+            let text = serde_json::to_string(value).map_err(|e| e.to_string())?;
+            std::fs::write(dir.join(name), text).map_err(|e| format!("{name}: {e}"))
+        };
+        std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+        write("pull.json", &self.pull)?;
+        write(
+            "review_comments.json",
+            &Value::Array(self.review_comments.clone()),
+        )?;
+        write("reviews.json", &Value::Array(self.reviews.clone()))?;
+        write(
+            "issue_comments.json",
+            &Value::Array(self.issue_comments.clone()),
+        )?;
+        if let Some(alerts) = &self.code_scanning {
+            write("code_scanning_alerts.json", &Value::Array(alerts.clone()))?;
+        }
+        if !self.threads.is_empty() {
+            write("review_threads.json", &Value::Array(self.threads.clone()))?;
+        }
+        Ok(())
     }
 
     pub fn fixture(name: &str) -> PrData {
@@ -117,9 +179,17 @@ impl PrData {
 }
 
 /// Mutable server state: the comment list (with our writes), check runs, the request log.
+/// Reviews, reactions and the head's check runs and statuses live here too, so a test can
+/// make a bot answer while a run polls.
 #[derive(Debug, Default)]
 pub struct State {
     pub issue_comments: Vec<Value>,
+    pub reviews: Vec<Value>,
+    pub reactions: Vec<Value>,
+    pub head_check_runs: Vec<Value>,
+    pub statuses: Vec<Value>,
+    /// Reads answered 304 Not Modified.
+    pub not_modified: usize,
     pub check_runs: Vec<Value>,
     /// `(method, annotations in the request)` for every check-run write.
     pub check_writes: Vec<(String, usize)>,
@@ -140,7 +210,9 @@ pub struct FakeBuilder {
     viewer_type: String,
     page_size: usize,
     thread_page_size: usize,
+    comment_page_size: usize,
     threads_fail: bool,
+    link_loop: bool,
     faults: Vec<(String, String, ResponseTemplate, u64)>,
     log_file: Option<PathBuf>,
     port: u16,
@@ -158,7 +230,9 @@ impl FakeBuilder {
             viewer_type: "Bot".to_owned(),
             page_size: 100,
             thread_page_size: 100,
+            comment_page_size: 100,
             threads_fail: false,
+            link_loop: false,
             faults: Vec::new(),
             log_file: None,
             port: 0,
@@ -211,8 +285,20 @@ impl FakeBuilder {
         self
     }
 
+    /// Comments per page of a thread's nested `comments` connection (GitHub's is 100).
+    pub fn comment_page_size(mut self, size: usize) -> Self {
+        self.comment_page_size = size.max(1);
+        self
+    }
+
     pub fn threads_fail(mut self) -> Self {
         self.threads_fail = true;
+        self
+    }
+
+    /// The last page of every REST list links back to the first (a broken or hostile server).
+    pub fn link_loop(mut self) -> Self {
+        self.link_loop = true;
         self
     }
 
@@ -260,6 +346,10 @@ impl FakeBuilder {
             + 1;
         let state = Arc::new(Mutex::new(State {
             issue_comments: self.data.issue_comments.clone(),
+            reviews: self.data.reviews.clone(),
+            reactions: self.data.reactions.clone(),
+            head_check_runs: self.data.head_check_runs.clone(),
+            statuses: self.data.statuses.clone(),
             next_id,
             log,
             ..State::default()
@@ -271,7 +361,9 @@ impl FakeBuilder {
             viewer_type: self.viewer_type,
             page_size: self.page_size,
             thread_page_size: self.thread_page_size,
+            comment_page_size: self.comment_page_size,
             threads_fail: self.threads_fail,
+            link_loop: self.link_loop,
             permissions: self.permissions,
         });
         let route = |kind: Kind| Route {
@@ -282,6 +374,13 @@ impl FakeBuilder {
         let p = &self.api_prefix;
         let repo = format!("{p}/repos/{}/{}", ctx.data.owner, ctx.data.repo);
         let n = ctx.data.number;
+        let head = ctx
+            .data
+            .pull
+            .pointer("/head/sha")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_owned();
         for (m, fault_path, template, times) in self.faults {
             let full = if fault_path == "/graphql" {
                 self.graphql_path.clone()
@@ -318,11 +417,32 @@ impl FakeBuilder {
                 Kind::List(List::CodeScanning),
             ),
             (
+                "GET",
+                format!("{repo}/issues/{n}/reactions"),
+                Kind::List(List::Reactions),
+            ),
+            (
+                "GET",
+                format!("{repo}/commits/{head}/check-runs"),
+                Kind::List(List::CheckRuns),
+            ),
+            (
+                "GET",
+                format!("{repo}/commits/{head}/statuses"),
+                Kind::List(List::Statuses),
+            ),
+            (
+                "GET",
+                format!("{repo}/pulls/{n}/commits"),
+                Kind::PullCommits,
+            ),
+            (
                 "POST",
                 format!("{repo}/issues/{n}/comments"),
                 Kind::CreateComment,
             ),
             ("POST", format!("{repo}/check-runs"), Kind::CreateCheck),
+            ("GET", format!("{repo}/pulls"), Kind::List(List::Pulls)),
             ("POST", self.graphql_path.clone(), Kind::GraphQl),
         ];
         for (m, route_path, kind) in routes {
@@ -418,7 +538,9 @@ struct Ctx {
     viewer_type: String,
     page_size: usize,
     thread_page_size: usize,
+    comment_page_size: usize,
     threads_fail: bool,
+    link_loop: bool,
     permissions: Vec<(String, String, String)>,
 }
 
@@ -428,10 +550,17 @@ enum List {
     Reviews,
     IssueComments,
     CodeScanning,
+    /// Open PRs (`?state=open&head=owner:branch`): the one PR, when its head matches.
+    Pulls,
+    Reactions,
+    /// Answered as GitHub does: `{"total_count", "check_runs": [...]}`.
+    CheckRuns,
+    Statuses,
 }
 
 enum Kind {
     Pull,
+    PullCommits,
     List(List),
     CreateComment,
     EditComment,
@@ -469,8 +598,21 @@ impl Respond for Route {
                 let _ = writeln!(std::io::stderr(), "fake GitHub: {message}");
                 ResponseTemplate::new(500).set_body_json(json!({ "message": message }))
             }
-            Kind::Pull => ok(&self.ctx.data.pull),
-            Kind::List(list) => self.list(&state, *list, request),
+            Kind::Pull => conditional(
+                &mut state,
+                request,
+                ok(&self.ctx.data.pull),
+                &self.ctx.data.pull,
+            ),
+            Kind::PullCommits => {
+                let commits = json!([{
+                    "sha": self.ctx.data.pull.pointer("/head/sha"),
+                    "commit": {"committer": {"name": "alice", "email": "a@example.com",
+                                             "date": self.ctx.data.head_committed_at}},
+                }]);
+                conditional(&mut state, request, ok(&commits), &commits)
+            }
+            Kind::List(list) => self.list(&mut state, *list, request),
             Kind::CreateComment => self.create_comment(&mut state, request),
             Kind::EditComment => self.edit_comment(&mut state, request),
             Kind::DeleteComment => {
@@ -521,12 +663,36 @@ impl Respond for Route {
 }
 
 impl Route {
-    fn list(&self, state: &State, list: List, request: &Request) -> ResponseTemplate {
+    fn list(&self, state: &mut State, list: List, request: &Request) -> ResponseTemplate {
         let data = &self.ctx.data;
+        let pulls: Vec<Value>;
         let items: &[Value] = match list {
+            List::Pulls => {
+                let pull = &data.pull;
+                let head = format!(
+                    "{}:{}",
+                    pull.pointer("/head/repo/owner/login")
+                        .or_else(|| pull.pointer("/head/user/login"))
+                        .and_then(Value::as_str)
+                        .unwrap_or(""),
+                    pull.pointer("/head/ref")
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                );
+                let wanted = query(request, "head");
+                pulls = if wanted.is_none_or(|w| w == head) {
+                    vec![pull.clone()]
+                } else {
+                    Vec::new()
+                };
+                &pulls
+            }
             List::ReviewComments => &data.review_comments,
-            List::Reviews => &data.reviews,
+            List::Reviews => &state.reviews,
             List::IssueComments => &state.issue_comments,
+            List::Reactions => &state.reactions,
+            List::CheckRuns => &state.head_check_runs,
+            List::Statuses => &state.statuses,
             List::CodeScanning => match &data.code_scanning {
                 Some(alerts) => alerts,
                 None => {
@@ -543,8 +709,20 @@ impl Route {
         let size = self.ctx.page_size;
         let start = (page - 1) * size;
         let chunk: Vec<Value> = items.iter().skip(start).take(size).cloned().collect();
-        let mut template = ResponseTemplate::new(200).set_body_json(Value::Array(chunk));
-        if start + size < items.len() {
+        let body = match list {
+            List::CheckRuns => json!({"total_count": items.len(), "check_runs": chunk}),
+            _ => Value::Array(chunk),
+        };
+        let more = start + size < items.len();
+        let mut template = ResponseTemplate::new(200).set_body_json(body.clone());
+        if !more && self.ctx.link_loop {
+            let first = format!(
+                "{}{}?per_page=100&page=1",
+                self.ctx.base,
+                request.url.path()
+            );
+            template = template.insert_header("link", format!("<{first}>; rel=\"next\"").as_str());
+        } else if more {
             let mut pairs: Vec<(String, String)> = request
                 .url
                 .query_pairs()
@@ -560,7 +738,7 @@ impl Route {
             let next = format!("{}{}?{query}", self.ctx.base, request.url.path());
             template = template.insert_header("link", format!("<{next}>; rel=\"next\"").as_str());
         }
-        template
+        conditional(state, request, template, &json!([body, more]))
     }
 
     fn create_comment(&self, state: &mut State, request: &Request) -> ResponseTemplate {
@@ -644,6 +822,9 @@ impl Route {
                 None => ok(&json!({"errors": [{"message": "viewer is not available"}]})),
             };
         }
+        if query.contains("node(id:") {
+            return self.thread_comments(&body, query);
+        }
         if query.contains("reviewThreads") {
             if self.ctx.threads_fail {
                 return ok(&json!({"errors": [{"message": "Field 'isOutdated' doesn't exist"}]}));
@@ -654,25 +835,180 @@ impl Route {
                 .and_then(|c| c.trim_start_matches('c').parse().ok())
                 .unwrap_or(0);
             let size = self.ctx.thread_page_size;
+            let mut errors = Vec::new();
             let nodes: Vec<Value> = self
                 .ctx
                 .data
                 .threads
                 .iter()
+                .enumerate()
                 .skip(start)
                 .take(size)
-                .cloned()
+                .map(|(i, thread)| {
+                    let mut node = thread.clone();
+                    let comments = thread_comment_nodes(thread);
+                    let page = self.comment_page(&comments, 0, query, &[i - start], &mut errors);
+                    node["comments"] = page;
+                    node
+                })
                 .collect();
             let more = start + size < self.ctx.data.threads.len();
-            return ok(
-                &json!({"data": {"repository": {"pullRequest": {"reviewThreads": {
-                    "pageInfo": {"hasNextPage": more, "endCursor": format!("c{}", start + size)},
-                    "nodes": nodes,
-                }}}}}),
-            );
+            let mut answer = json!({"data": {"repository": {"pullRequest": {"reviewThreads": {
+                "pageInfo": {"hasNextPage": more, "endCursor": format!("c{}", start + size)},
+                "nodes": nodes,
+            }}}}});
+            if !errors.is_empty() {
+                answer["errors"] = Value::Array(errors);
+            }
+            return ok(&answer);
         }
         ResponseTemplate::new(500).set_body_json(json!({"message": "unexpected GraphQL query"}))
     }
+}
+
+impl Route {
+    /// One page of a thread's comments, each with the id fields the query selects.
+    fn comment_page(
+        &self,
+        comments: &[Value],
+        start: usize,
+        query: &str,
+        thread_index: &[usize],
+        errors: &mut Vec<Value>,
+    ) -> Value {
+        let size = self.ctx.comment_page_size;
+        let nodes: Vec<Value> = comments
+            .iter()
+            .enumerate()
+            .skip(start)
+            .take(size)
+            .map(|(k, comment)| comment_node(comment, query, thread_index, k - start, errors))
+            .collect();
+        json!({
+            "pageInfo": {"hasNextPage": start + size < comments.len(), "endCursor": format!("k{}", start + size)},
+            "nodes": nodes,
+        })
+    }
+
+    /// `node(id:) { ... on PullRequestReviewThread { comments(after:) } }`.
+    fn thread_comments(&self, body: &Value, query: &str) -> ResponseTemplate {
+        let id = body
+            .pointer("/variables/id")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        let Some(thread) = self.ctx.data.threads.iter().find(|t| t["id"] == id) else {
+            return ok(
+                &json!({"data": {"node": null}, "errors": [{"message": format!("Could not resolve to a node with the global id of '{id}'")}]}),
+            );
+        };
+        let start: usize = body
+            .pointer("/variables/cursor")
+            .and_then(Value::as_str)
+            .and_then(|c| c.trim_start_matches('k').parse().ok())
+            .unwrap_or(0);
+        let mut errors = Vec::new();
+        let page = self.comment_page(
+            &thread_comment_nodes(thread),
+            start,
+            query,
+            &[],
+            &mut errors,
+        );
+        let mut answer = json!({"data": {"node": {"comments": page}}});
+        if !errors.is_empty() {
+            answer["errors"] = Value::Array(errors);
+        }
+        ok(&answer)
+    }
+}
+
+fn thread_comment_nodes(thread: &Value) -> Vec<Value> {
+    thread
+        .pointer("/comments/nodes")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default()
+}
+
+/// A comment node as GitHub answers the query: `fullDatabaseId` as a string; the deprecated
+/// 32-bit `databaseId` null above 2^31, with graphql-ruby's `IntegerEncodingError`.
+fn comment_node(
+    comment: &Value,
+    query: &str,
+    thread_index: &[usize],
+    index: usize,
+    errors: &mut Vec<Value>,
+) -> Value {
+    let id = comment
+        .get("fullDatabaseId")
+        .and_then(|v| {
+            v.as_str()
+                .and_then(|s| s.parse().ok())
+                .or_else(|| v.as_u64())
+        })
+        .or_else(|| comment.get("databaseId").and_then(Value::as_u64));
+    let mut node = serde_json::Map::new();
+    if query.contains("fullDatabaseId") {
+        node.insert(
+            "fullDatabaseId".into(),
+            id.map_or(Value::Null, |id| json!(id.to_string())),
+        );
+    } else if query.contains("databaseId") {
+        match id {
+            Some(id) if id > i32::MAX as u64 => {
+                let mut path = vec![
+                    json!("repository"),
+                    json!("pullRequest"),
+                    json!("reviewThreads"),
+                    json!("nodes"),
+                ];
+                path.extend(thread_index.iter().map(|i| json!(i)));
+                path.extend([
+                    json!("comments"),
+                    json!("nodes"),
+                    json!(index),
+                    json!("databaseId"),
+                ]);
+                let dotted: Vec<String> = path
+                    .iter()
+                    .map(|p| p.as_str().map_or_else(|| p.to_string(), str::to_owned))
+                    .collect();
+                errors.push(json!({
+                    "message": format!("Integer out of bounds: {id} @ {} (PullRequestReviewComment.databaseId). Consider using ID or GraphQL::Types::BigInt instead.", dotted.join(".")),
+                    "locations": [{"line": 1, "column": 1}],
+                    "path": path,
+                }));
+                node.insert("databaseId".into(), Value::Null);
+            }
+            other => {
+                node.insert("databaseId".into(), json!(other));
+            }
+        }
+    }
+    Value::Object(node)
+}
+
+/// Add an `ETag` (a hash of what the answer says); answer 304 with no body to a request whose
+/// `If-None-Match` carries it, as GitHub does.
+fn conditional(
+    state: &mut State,
+    request: &Request,
+    template: ResponseTemplate,
+    content: &Value,
+) -> ResponseTemplate {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    content.to_string().hash(&mut hasher);
+    let etag = format!("W/\"{:016x}\"", hasher.finish());
+    let asked = request
+        .headers
+        .get("if-none-match")
+        .and_then(|v| v.to_str().ok());
+    if asked == Some(etag.as_str()) {
+        state.not_modified += 1;
+        return ResponseTemplate::new(304).insert_header("etag", etag.as_str());
+    }
+    template.insert_header("etag", etag.as_str())
 }
 
 fn ok(value: &Value) -> ResponseTemplate {

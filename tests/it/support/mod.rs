@@ -1,6 +1,7 @@
 //! Shared test set-up: the fake GitHub and clients pointed at it.
 
 pub mod fake;
+pub mod fake_repo;
 
 use std::time::Duration;
 
@@ -114,6 +115,13 @@ impl ActionRun {
         }
     }
 
+    /// Point the run at another server (one that misbehaves below HTTP).
+    pub fn api(mut self, api_url: &str, graphql_url: &str) -> Self {
+        api_url.clone_into(&mut self.api_url);
+        graphql_url.clone_into(&mut self.graphql_url);
+        self
+    }
+
     /// An action input, by its action.yml name (`fail-on`).
     pub fn input(mut self, name: &str, value: &str) -> Self {
         self.vars
@@ -199,4 +207,50 @@ pub fn parse_outputs(text: &str) -> std::collections::BTreeMap<String, String> {
         }
     }
     map
+}
+
+/// A server on 127.0.0.1 that answers every request with a 200 and its headers at once,
+/// then drips the body one byte every `interval`: the read timeout between two bytes never
+/// fires, only a deadline on the whole answer does. Returns its base URL. Serves at most
+/// `connections` requests; each stops at its client's disconnect or after 64 bytes.
+pub fn drip_server(interval: Duration, connections: usize) -> String {
+    use std::io::{Read, Write};
+    let listener = match std::net::TcpListener::bind("127.0.0.1:0") {
+        Ok(l) => l,
+        Err(err) => panic!("bind: {err}"),
+    };
+    let url = match listener.local_addr() {
+        Ok(addr) => format!("http://{addr}"),
+        Err(err) => panic!("local_addr: {err}"),
+    };
+    std::thread::spawn(move || {
+        for stream in listener.incoming().take(connections) {
+            let Ok(mut stream) = stream else { continue };
+            std::thread::spawn(move || {
+                let mut request = Vec::new();
+                let mut buf = [0u8; 1024];
+                while !request.windows(4).any(|w| w == b"\r\n\r\n") {
+                    match stream.read(&mut buf) {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => request.extend_from_slice(&buf[..n]),
+                    }
+                }
+                let head = "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 100000\r\n\r\n[";
+                if stream.write_all(head.as_bytes()).is_err() {
+                    return;
+                }
+                for _ in 0..64 {
+                    std::thread::sleep(interval);
+                    if stream
+                        .write_all(b" ")
+                        .and_then(|()| stream.flush())
+                        .is_err()
+                    {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    url
 }
