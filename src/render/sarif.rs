@@ -1,5 +1,5 @@
 //! The consensus results as one SARIF 2.1.0 run, for `github/codeql-action/upload-sarif`
-//! (the `sarif-output` input, CONTRACT section 3; docs/sarif.md).
+//! (the `sarif-output` input, CONTRACT section 3; README, "Code scanning (SARIF)").
 //!
 //! One result per surfaced finding, one rule per taxonomy class, the finding's fingerprint
 //! as `partialFingerprints` and an `automationDetails.id` of our own, so the upload is an
