@@ -19,8 +19,8 @@ use crate::synthesis::TOOL_VERIFIED;
 
 pub const TOOL_NAME: &str = "review-consensus";
 const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
-/// `partialFingerprints` key: GitHub matches results across runs by it (docs/identity.md
-/// for the recipe and its version).
+/// `partialFingerprints` key: GitHub matches results across runs by it. Versioned with the
+/// fingerprint recipe (docs/identity.md; a test ties the two).
 const FINGERPRINT_KEY: &str = "reviewConsensusFingerprint/v1";
 /// Paths are relative to the repository's root, which this names (as CodeQL does).
 const SRCROOT: &str = "%SRCROOT%";
@@ -822,6 +822,15 @@ mod tests {
         assert_eq!(run["properties"]["summary"]["codeScanningOnly"], 1);
         let notes = &run["invocations"][0]["toolExecutionNotifications"];
         assert_eq!(notes[0]["level"], "note", "left out, not cut: {notes}");
+    }
+
+    #[test]
+    fn the_fingerprint_key_names_the_recipe_version() {
+        let version = crate::identity::fingerprint::RECIPE_VERSION;
+        assert_eq!(
+            FINGERPRINT_KEY,
+            format!("reviewConsensusFingerprint/v{version}")
+        );
     }
 
     #[test]
