@@ -38,14 +38,14 @@ fn multitool() -> Option<PathBuf> {
     None
 }
 
-/// What the validator reports at level `error` for `file` (rule id and message).
-fn validation_errors(tool: &Path, file: &Path) -> Vec<String> {
+/// What the validator reports at level `error` for `files` (file, rule id and message).
+fn validation_errors(tool: &Path, files: &[PathBuf]) -> Vec<String> {
     let out_dir = tempfile::tempdir().expect("tempdir");
     let out = out_dir.path().join("validation.sarif");
     let ran = Command::new(tool)
         .args(["validate", "--rule-kind", "Sarif;Gh", "--output"])
         .arg(&out)
-        .arg(file)
+        .args(files)
         .env("DOTNET_SYSTEM_GLOBALIZATION_INVARIANT", "1")
         .output()
         .expect("the validator runs");
@@ -56,6 +56,11 @@ fn validation_errors(tool: &Path, file: &Path) -> Vec<String> {
             String::from_utf8_lossy(&ran.stderr)
         )
     });
+    let stdout = String::from_utf8_lossy(&ran.stdout);
+    assert!(
+        stdout.contains(&format!("Done. {} files scanned.", files.len())),
+        "every file validated: {stdout}"
+    );
     let log: Value = serde_json::from_str(&text).expect("the validation log is JSON");
     let results = log["runs"][0]["results"]
         .as_array()
@@ -65,7 +70,10 @@ fn validation_errors(tool: &Path, file: &Path) -> Vec<String> {
         .iter()
         // A result without `level` is a warning (SARIF's default).
         .filter(|r| r["level"] == "error")
-        .map(|r| format!("{}: {}", r["ruleId"], r["message"]["text"]))
+        .map(|r| {
+            let file = &r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"];
+            format!("{file} {}: {}", r["ruleId"], r["message"])
+        })
         .collect()
 }
 
@@ -94,34 +102,58 @@ fn results(log: &Value) -> &Vec<Value> {
     log["runs"][0]["results"].as_array().expect("results")
 }
 
+/// The fixture PRs and the real multi-bot PRs (their bots' own text and paths).
 #[test]
 fn the_fixture_prs_give_sarif_that_github_accepts() {
     let tool = multitool();
     let dir = tempfile::tempdir().expect("tempdir");
-    for name in [
+    let mut prs: Vec<PathBuf> = [
         "pr-101-three-bots",
         "pr-102-gemini-copilot",
         "pr-103-edge-cases",
-    ] {
-        let (path, log, _) = render_sarif(&[fixture(name)], dir.path());
-        assert!(!results(&log).is_empty(), "{name}");
+    ]
+    .map(fixture)
+    .into();
+    let real = std::fs::read_dir(fixture("real")).expect("real fixtures");
+    let mut real: Vec<PathBuf> = real
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .collect();
+    real.sort();
+    prs.extend(real);
+    let mut written = Vec::new();
+    for (i, pr) in prs.iter().enumerate() {
+        let (path, log, _) =
+            render_sarif(std::slice::from_ref(pr), &dir.path().join(i.to_string()));
         let run = &log["runs"][0];
         assert_eq!(run["tool"]["driver"]["name"], "review-consensus");
         assert_eq!(run["automationDetails"]["id"], "review-consensus/");
-        assert_eq!(
-            run["versionControlProvenance"][0]["repositoryUri"],
-            "https://github.com/acme/payments-api"
+        assert!(
+            run["versionControlProvenance"][0]["repositoryUri"]
+                .as_str()
+                .is_some_and(|uri| uri.starts_with("https://github.com/")),
+            "{}",
+            pr.display()
         );
         for result in results(&log) {
             let fp = result["partialFingerprints"]["reviewConsensusFingerprint/v1"]
                 .as_str()
                 .unwrap_or_default();
-            assert!(fp.starts_with("rc-") && fp.len() == 11, "{name}: {result}");
+            assert!(
+                fp.starts_with("rc-") && fp.len() == 11,
+                "{}: {result}",
+                pr.display()
+            );
         }
-        if let Some(tool) = &tool {
-            let errors = validation_errors(tool, &path);
-            assert!(errors.is_empty(), "{name}: {errors:#?}");
-        }
+        written.push((path, results(&log).len()));
+    }
+    assert!(written[0].1 > 0, "pr-101 has results");
+    let total: usize = written.iter().map(|(_, n)| n).sum();
+    assert!(total > 20, "{total} results over {} PRs", written.len());
+    if let Some(tool) = &tool {
+        let files: Vec<PathBuf> = written.into_iter().map(|(p, _)| p).collect();
+        let errors = validation_errors(tool, &files);
+        assert!(errors.is_empty(), "{errors:#?}");
     }
 }
 
@@ -212,7 +244,7 @@ fn beyond_githubs_limits_the_lowest_tier_is_cut_and_the_run_says_so() {
         .collect();
     assert_eq!(rules, ["security", "code-smell"]);
     if let Some(tool) = multitool() {
-        let errors = validation_errors(&tool, &path);
+        let errors = validation_errors(&tool, &[path]);
         assert!(errors.is_empty(), "{errors:#?}");
     }
 }
@@ -268,5 +300,25 @@ async fn the_action_writes_the_sarif_output() {
         "{}{}",
         refused.stdout,
         refused.stderr
+    );
+}
+
+/// The oracle itself: a result without a location or message text, and an absolute path,
+/// are errors under GitHub's rules (so a clean run above means something).
+#[test]
+fn the_validator_rejects_what_github_would() {
+    let Some(tool) = multitool() else { return };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (_, mut log, _) = render_sarif(&[fixture("pr-101-three-bots")], dir.path());
+    let results = log["runs"][0]["results"].as_array_mut().expect("results");
+    results[0].as_object_mut().unwrap().remove("locations");
+    results[1]["message"] = json!({"id": "nope"});
+    let bad = dir.path().join("bad.sarif");
+    std::fs::write(&bad, log.to_string()).unwrap();
+    let errors = validation_errors(&tool, &[bad]);
+    assert!(errors.iter().any(|e| e.contains("GH1015")), "{errors:#?}");
+    assert!(
+        errors.iter().any(|e| e.contains("results[1].message")),
+        "{errors:#?}"
     );
 }
