@@ -10,7 +10,7 @@
 use crate::adapters::read::inline::{self, Status};
 use crate::adapters::read::prose;
 use crate::adapters::read::taxonomy::NativeCategory;
-use crate::adapters::{Activity, Adapter, AdapterOutput, Identity, Signal};
+use crate::adapters::{Adapter, AdapterOutput, Identity, Signal};
 use crate::api::PrSnapshot;
 use crate::model::Severity;
 
@@ -57,31 +57,20 @@ impl Adapter for Claude {
 
     fn parse(&self, snapshot: &PrSnapshot, logins: &[String]) -> AdapterOutput {
         let identity = Identity::new(logins, self.user_ids());
-        let mut activity = Activity::new(snapshot.head_sha());
-        let mut out = AdapterOutput::default();
-        inline::read_comments(
-            snapshot,
-            &identity,
-            &mut activity,
-            &mut out,
-            |comment, anchor| {
-                let prose = prose::read(&comment.body)?;
-                let mut finding = inline::finding(
-                    ID,
-                    comment,
-                    anchor,
-                    prose.severity.unwrap_or(Severity::Medium),
-                    &prose.title,
-                    NativeCategory::none(),
-                    &prose.explanation,
-                );
-                finding.nitpick = prose.nitpick;
-                Ok(finding)
-            },
-        );
-        inline::note_statuses(snapshot, &identity, status, &mut activity, &mut out);
-        out.set_coverage(&activity);
-        out
+        inline::parse(snapshot, &identity, status, |comment, anchor| {
+            let prose = prose::read(&comment.body)?;
+            let mut finding = inline::finding(
+                ID,
+                comment,
+                anchor,
+                prose.severity.unwrap_or(Severity::Medium),
+                &prose.title,
+                NativeCategory::none(),
+                &prose.explanation,
+            );
+            finding.nitpick = prose.nitpick;
+            Ok(finding)
+        })
     }
 }
 

@@ -6,7 +6,7 @@
 
 use crate::adapters::read::taxonomy::NativeCategory;
 use crate::adapters::read::{inline, prose};
-use crate::adapters::{bot_name, Activity, Adapter, AdapterOutput, Identity, Signal};
+use crate::adapters::{bot_name, Adapter, AdapterOutput, Identity, Signal};
 use crate::api::PrSnapshot;
 use crate::model::Severity;
 
@@ -34,33 +34,23 @@ impl Adapter for Generic {
 
     fn parse(&self, snapshot: &PrSnapshot, logins: &[String]) -> AdapterOutput {
         let identity = Identity::new(logins, self.user_ids());
-        let mut activity = Activity::new(snapshot.head_sha());
-        let mut out = AdapterOutput::default();
-        inline::read_comments(
-            snapshot,
-            &identity,
-            &mut activity,
-            &mut out,
-            |comment, anchor| {
-                let prose = prose::read(&comment.body)?;
-                let login = comment.user.as_ref().map_or("", |u| u.login.as_str());
-                let bot = bot_name(login);
-                let mut finding = inline::finding(
-                    &bot,
-                    comment,
-                    anchor,
-                    prose.severity.unwrap_or(Severity::Medium),
-                    &prose.title,
-                    NativeCategory::none(),
-                    &prose.explanation,
-                );
-                finding.nitpick = prose.nitpick;
-                Ok(finding)
-            },
-        );
-        inline::note_activity(snapshot, &identity, &[], &mut activity, &mut out);
-        out.set_coverage(&activity);
-        out
+        let status = inline::declines(&[]);
+        inline::parse(snapshot, &identity, status, |comment, anchor| {
+            let prose = prose::read(&comment.body)?;
+            let login = comment.user.as_ref().map_or("", |u| u.login.as_str());
+            let bot = bot_name(login);
+            let mut finding = inline::finding(
+                &bot,
+                comment,
+                anchor,
+                prose.severity.unwrap_or(Severity::Medium),
+                &prose.title,
+                NativeCategory::none(),
+                &prose.explanation,
+            );
+            finding.nitpick = prose.nitpick;
+            Ok(finding)
+        })
     }
 }
 

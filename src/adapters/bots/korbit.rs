@@ -73,7 +73,8 @@ impl Adapter for Korbit {
                 Ok(finding)
             },
         );
-        inline::note_activity(snapshot, &identity, &[], &mut activity, &mut out);
+        let status = inline::declines(&[]);
+        inline::note_statuses(snapshot, &identity, status, &mut activity, &mut out);
         out.coverage = activity.coverage();
         out
     }

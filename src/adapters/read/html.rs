@@ -35,6 +35,14 @@ pub(crate) fn images(text: &str) -> Vec<Img> {
     out
 }
 
+/// An image's file name without its query, fragment and extension, where bots encode a
+/// badge's meaning: `https://…/high-priority.svg?v=2` -> `high-priority`.
+pub(crate) fn src_stem(src: &str) -> &str {
+    let path = src.split(['?', '#']).next().unwrap_or(src);
+    let file = path.rsplit('/').next().unwrap_or(path);
+    file.rsplit_once('.').map_or(file, |(stem, _)| stem)
+}
+
 /// The value of attribute `name` in one tag's text (`name="v"`, `name='v'` or `name=v`).
 pub(crate) fn attr(tag: &str, name: &str) -> Option<String> {
     let lower = tag.to_ascii_lowercase();
