@@ -523,6 +523,16 @@ impl FakeGitHub {
     pub fn comments(&self) -> Vec<Value> {
         self.state().issue_comments.clone()
     }
+
+    /// Every request was one the fake knows (GitHub would have answered it).
+    pub fn assert_clean(&self) {
+        let state = self.state();
+        assert!(
+            state.unexpected.is_empty(),
+            "unexpected: {:?}",
+            state.unexpected
+        );
+    }
 }
 
 fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {
