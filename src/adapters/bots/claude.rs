@@ -119,28 +119,19 @@ mod tests {
     #[test]
     fn sample_comments() {
         let out = fixture::parse(&Claude, "bots/claude");
-        let got: Vec<_> = out
-            .findings
-            .iter()
-            .map(|f| {
-                (
-                    f.evidence.line,
-                    f.severity,
-                    f.category.as_str(),
-                    f.title.as_str(),
-                )
-            })
-            .collect();
+        let got = fixture::places_and(&out.findings, |f| f.title.as_str());
         assert_eq!(
             got,
             vec![
                 (
+                    "app/db/queries.py",
                     Some(39),
                     Severity::Critical,
                     "security",
                     "The order lookup interpolates `order_ref` into the SQL text."
                 ),
                 (
+                    "app/services/ledger.py",
                     Some(57),
                     Severity::Medium,
                     "bug",

@@ -200,28 +200,19 @@ mod tests {
     #[test]
     fn sample_comments() {
         let out = fixture::parse(&CodeAnt, "bots/codeant");
-        let got: Vec<_> = out
-            .findings
-            .iter()
-            .map(|f| {
-                (
-                    f.evidence.line,
-                    f.severity,
-                    f.category.as_str(),
-                    f.provenance.category_source,
-                )
-            })
-            .collect();
+        let got = fixture::places_and(&out.findings, |f| f.provenance.category_source);
         assert_eq!(
             got,
             vec![
                 (
+                    "app/services/discovery.py",
                     Some(220),
                     Severity::High,
                     "bug",
                     Some(CategorySource::TypeLabel)
                 ),
                 (
+                    "app/db/queries.py",
                     Some(39),
                     Severity::Critical,
                     "security",

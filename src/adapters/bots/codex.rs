@@ -160,18 +160,7 @@ mod tests {
     fn sample_inline_comments() {
         let out = fixture::parse(&Codex, "bots/codex");
         assert!(out.malformed.is_empty(), "{:?}", out.malformed);
-        let got: Vec<_> = out
-            .findings
-            .iter()
-            .map(|f| {
-                (
-                    f.evidence.file.as_str(),
-                    f.evidence.line,
-                    f.severity,
-                    f.category.as_str(),
-                )
-            })
-            .collect();
+        let got = fixture::places(&out.findings);
         assert_eq!(
             got,
             vec![

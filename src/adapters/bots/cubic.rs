@@ -115,19 +115,7 @@ mod tests {
     #[test]
     fn sample_inline_comments() {
         let out = fixture::parse(&Cubic, "bots/cubic");
-        let got: Vec<_> = out
-            .findings
-            .iter()
-            .map(|f| {
-                (
-                    f.evidence.file.as_str(),
-                    f.evidence.line,
-                    f.severity,
-                    f.category.as_str(),
-                    f.confidence,
-                )
-            })
-            .collect();
+        let got = fixture::places_and(&out.findings, |f| f.confidence);
         assert_eq!(
             got,
             vec![

@@ -269,18 +269,7 @@ mod tests {
             .notes
             .iter()
             .any(|n| n.contains("2561205503") && n.contains("empty")));
-        let got: Vec<_> = extraction
-            .findings
-            .iter()
-            .map(|f| {
-                (
-                    f.evidence.file.as_str(),
-                    f.evidence.line,
-                    f.severity,
-                    f.category.as_str(),
-                )
-            })
-            .collect();
+        let got = fixture::places(&extraction.findings);
         assert_eq!(
             got,
             vec![

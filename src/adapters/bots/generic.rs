@@ -70,26 +70,14 @@ mod tests {
             "bots/generic",
             &ExtractOptions::default(),
         );
-        let got: Vec<_> = extraction
-            .findings
-            .iter()
-            .map(|f| {
-                (
-                    f.bot.as_str(),
-                    f.evidence.line,
-                    f.severity,
-                    f.category.as_str(),
-                    f.title.as_str(),
-                )
-            })
-            .collect();
+        let got = fixture::places_and(&extraction.findings, |f| (f.bot.as_str(), f.title.as_str()));
         assert_eq!(
             got,
             vec![
-                ("acme-reviewer", Some(31), Severity::Critical, "security", "SQL injection through string formatting."),
-                ("acme-reviewer", Some(40), Severity::Low, "style", "Nit: the variable name tmp2 says nothing about what it holds."),
-                ("acme-reviewer", Some(47), Severity::High, "other", "The retry loop never sleeps, so an outage makes it spin and hammer the provider."),
-                ("acme-reviewer", Some(12), Severity::Medium, "docs", "This docstring still describes the old return value."),
+                ("app/api/payouts.py", Some(31), Severity::Critical, "security", ("acme-reviewer", "SQL injection through string formatting.")),
+                ("app/api/payouts.py", Some(40), Severity::Low, "style", ("acme-reviewer", "Nit: the variable name tmp2 says nothing about what it holds.")),
+                ("app/services/reconcile.py", Some(47), Severity::High, "other", ("acme-reviewer", "The retry loop never sleeps, so an outage makes it spin and hammer the provider.")),
+                ("app/services/reconcile.py", Some(12), Severity::Medium, "docs", ("acme-reviewer", "This docstring still describes the old return value.")),
             ]
         );
         assert!(extraction.findings[1].nitpick);

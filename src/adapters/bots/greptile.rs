@@ -164,19 +164,7 @@ mod tests {
     #[test]
     fn sample_inline_comments() {
         let out = fixture::parse(&Greptile, "bots/greptile");
-        let got: Vec<_> = out
-            .findings
-            .iter()
-            .map(|f| {
-                (
-                    f.evidence.file.as_str(),
-                    f.evidence.line,
-                    f.severity,
-                    f.category.as_str(),
-                    f.title.as_str(),
-                )
-            })
-            .collect();
+        let got = fixture::places_and(&out.findings, |f| f.title.as_str());
         assert_eq!(
             got,
             vec![

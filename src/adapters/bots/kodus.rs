@@ -261,19 +261,7 @@ mod tests {
     #[test]
     fn sample_comments() {
         let out = fixture::parse(&Kodus, "bots/kodus");
-        let got: Vec<_> = out
-            .findings
-            .iter()
-            .map(|f| {
-                (
-                    f.evidence.file.as_str(),
-                    f.evidence.line,
-                    f.severity,
-                    f.category.as_str(),
-                    f.provenance.category_source,
-                )
-            })
-            .collect();
+        let got = fixture::places_and(&out.findings, |f| f.provenance.category_source);
         assert_eq!(
             got,
             vec![

@@ -192,18 +192,7 @@ mod tests {
     #[test]
     fn sample_comments() {
         let out = fixture::parse(&Macroscope, "bots/macroscope");
-        let got: Vec<_> = out
-            .findings
-            .iter()
-            .map(|f| {
-                (
-                    f.evidence.file.as_str(),
-                    f.evidence.line,
-                    f.severity,
-                    f.category.as_str(),
-                )
-            })
-            .collect();
+        let got = fixture::places(&out.findings);
         assert_eq!(
             got,
             vec![
