@@ -152,15 +152,15 @@ fn run_at(
     run(members, sources, &snapshot(head, vec![]), input)
 }
 
+/// The first run (no state before it), on `HEAD_A`.
+fn first_run(members: &[NormalizedFinding], sources: &[SourceStatus]) -> Run {
+    run_at(HEAD_A, members, sources, &input(None))
+}
+
 #[test]
 fn a_first_run_names_everything_new_from_its_members_keys() {
     let members = [member("coderabbit", 10, 39, SQL)];
-    let first = run_at(
-        HEAD_A,
-        &members,
-        &sources(&["coderabbit"], &[]),
-        &input(None),
-    );
+    let first = first_run(&members, &sources(&["coderabbit"], &[]));
     let f = &first.findings[0];
     let identity = f.identity.as_ref().unwrap();
     assert_eq!(identity.state, FindingState::New);
@@ -190,7 +190,7 @@ fn a_push_that_moves_lines_keeps_fingerprints_and_is_not_news() {
         member("coderabbit", 12, 120, "Token is logged in plain text"),
     ];
     let both = sources(&["coderabbit", "sourcery"], &[]);
-    let first = run_at(HEAD_A, &before, &both, &input(None));
+    let first = first_run(&before, &both);
     // The push moved everything down 30 lines; the bots re-posted with new comment ids.
     let after: Vec<NormalizedFinding> = before
         .iter()
@@ -235,7 +235,7 @@ fn the_same_head_again_gives_the_same_answer_and_state() {
 fn a_cluster_keeps_its_fingerprint_when_a_bot_joins_or_leaves() {
     let alone = [member("coderabbit", 10, 39, SQL)];
     let src = sources(&["coderabbit", "sourcery"], &[]);
-    let first = run_at(HEAD_A, &alone, &src, &input(None));
+    let first = first_run(&alone, &src);
     let fp = fps(&first.findings)[0].clone();
     // Sourcery joins (posting later, a larger id, a differently worded title).
     let joined = [
@@ -265,7 +265,7 @@ fn a_stable_id_survives_rewording() {
     );
     m.stable_id = Some("f5760c56-f895".into());
     let src = sources(&["cursor"], &[]);
-    let first = run_at(HEAD_A, &[m.clone()], &src, &input(None));
+    let first = first_run(&[m.clone()], &src);
     let mut reworded = m.clone();
     reworded.title = "Upgrading drops packages a provider satisfies".into();
     reworded.evidence.file = "src/system/packages/mod.rs".into();
@@ -286,7 +286,7 @@ fn a_stable_id_survives_rewording() {
 fn gone_is_resolved_only_once_every_bot_re_reviewed() {
     let members = sql_by_both();
     let both = sources(&["coderabbit", "sourcery"], &[]);
-    let first = run_at(HEAD_A, &members, &both, &input(None));
+    let first = first_run(&members, &both);
     let fp = fps(&first.findings)[0].clone();
     let prior = input(Some(&first.identity.state));
 
@@ -335,7 +335,7 @@ fn gone_is_resolved_only_once_every_bot_re_reviewed() {
 fn a_bot_no_longer_configured_is_not_waited_for() {
     let members = sql_by_both();
     let both = sources(&["coderabbit", "sourcery"], &[]);
-    let first = run_at(HEAD_A, &members, &both, &input(None));
+    let first = first_run(&members, &both);
     let fp = fps(&first.findings)[0].clone();
     let prior = input(Some(&first.identity.state));
     // Sourcery was removed from `bots`; CodeRabbit re-reviewed: resolved, by CodeRabbit.
@@ -354,12 +354,7 @@ fn a_bot_no_longer_configured_is_not_waited_for() {
 #[test]
 fn a_resolved_thread_resolves_without_a_re_review() {
     let members = [member("coderabbit", 10, 39, SQL)];
-    let first = run_at(
-        HEAD_A,
-        &members,
-        &sources(&["coderabbit"], &[]),
-        &input(None),
-    );
+    let first = first_run(&members, &sources(&["coderabbit"], &[]));
     let mut snap = snapshot(HEAD_B, vec![]);
     snap.review_threads = Some(vec![ReviewThread {
         is_resolved: true,
@@ -387,7 +382,7 @@ fn identical_duplicates_get_distinct_stable_fingerprints() {
         member("coderabbit", 11, 200, "Add a null check"),
     ];
     let src = sources(&["coderabbit"], &[]);
-    let first = run_at(HEAD_A, &members, &src, &input(None));
+    let first = first_run(&members, &src);
     let names = fps(&first.findings);
     assert_eq!(names.len(), 2);
     assert_ne!(names[0], names[1]);
@@ -420,7 +415,7 @@ fn two_findings_that_merge_keep_one_name_and_the_other_as_an_alias() {
         member("sourcery", 11, 90, "Query built from user input"),
     ];
     let src = sources(&["coderabbit", "sourcery"], &[]);
-    let first = run_at(HEAD_A, &apart, &src, &input(None));
+    let first = first_run(&apart, &src);
     assert_eq!(first.findings.len(), 2);
     let names = fps(&first.findings);
     // After a push both bots point at the same lines: one cluster. An ack said for the
@@ -469,7 +464,7 @@ fn acknowledgements_need_write_access_a_reason_and_a_date_to_come() {
         member("coderabbit", 12, 120, "Token is logged in plain text"),
     ];
     let src = sources(&["coderabbit"], &[]);
-    let first = run_at(HEAD_A, &members, &src, &input(None));
+    let first = first_run(&members, &src);
     let names = fps(&first.findings);
     let (sql, token) = (names[0].clone(), names[1].clone());
     let comments = vec![
@@ -561,7 +556,7 @@ fn acknowledgements_need_write_access_a_reason_and_a_date_to_come() {
 fn the_cache_answers_today_and_offline_but_not_tomorrow() {
     let members = [member("coderabbit", 10, 39, SQL)];
     let src = sources(&["coderabbit"], &[]);
-    let first = run_at(HEAD_A, &members, &src, &input(None));
+    let first = first_run(&members, &src);
     let fp = fps(&first.findings)[0].clone();
     let comments = vec![alice_acks(&fp)];
     let snap = snapshot(HEAD_A, comments);
@@ -607,7 +602,7 @@ fn the_cache_answers_today_and_offline_but_not_tomorrow() {
 fn unack_takes_back_and_a_deleted_command_is_forgotten() {
     let members = [member("coderabbit", 10, 39, SQL)];
     let src = sources(&["coderabbit"], &[]);
-    let first = run_at(HEAD_A, &members, &src, &input(None));
+    let first = first_run(&members, &src);
     let fp = fps(&first.findings)[0].clone();
     let ack = alice_acks(&fp);
     let unack = said(101, "bob", "User", &format!("/consensus unack {fp}"));
@@ -638,7 +633,7 @@ fn unack_takes_back_and_a_deleted_command_is_forgotten() {
 fn an_ack_holds_across_a_push_that_moves_the_finding() {
     let members = [member("coderabbit", 10, 39, SQL)];
     let src = sources(&["coderabbit"], &[]);
-    let first = run_at(HEAD_A, &members, &src, &input(None));
+    let first = first_run(&members, &src);
     let fp = fps(&first.findings)[0].clone();
     let ack = alice_acks(&fp);
     let acked = run(
