@@ -8,11 +8,8 @@
 //! summary is free-form and not read for findings. Formats: docs/adapters.md.
 
 use crate::adapters::read::inline::{self, Status};
-use crate::adapters::read::prose;
-use crate::adapters::read::taxonomy::NativeCategory;
 use crate::adapters::{Adapter, AdapterOutput, Identity, Signal};
 use crate::api::PrSnapshot;
-use crate::model::Severity;
 
 /// Notices that mean Claude did not review (besides its "encountered an error" header).
 const DECLINED: &[&str] = &[
@@ -58,18 +55,7 @@ impl Adapter for Claude {
     fn parse(&self, snapshot: &PrSnapshot, logins: &[String]) -> AdapterOutput {
         let identity = Identity::new(logins, self.user_ids());
         inline::parse(snapshot, &identity, status, |comment, anchor| {
-            let prose = prose::read(&comment.body)?;
-            let mut finding = inline::finding(
-                ID,
-                comment,
-                anchor,
-                prose.severity.unwrap_or(Severity::Medium),
-                &prose.title,
-                NativeCategory::none(),
-                &prose.explanation,
-            );
-            finding.nitpick = prose.nitpick;
-            Ok(finding)
+            inline::prose_finding(ID, comment, anchor)
         })
     }
 }
@@ -93,7 +79,7 @@ fn status(body: &str) -> Status {
 mod tests {
     use super::*;
     use crate::adapters::fixture;
-    use crate::model::Coverage;
+    use crate::model::{Coverage, Severity};
 
     #[test]
     fn tracking_comment_states() {

@@ -59,16 +59,10 @@ impl Adapter for CodeAnt {
         inline::parse(snapshot, &identity, status, |comment, anchor| {
             let body = markdown::normalize_newlines(&comment.body);
             let (claim, tag) = suggestion(&body)?;
-            let title = inline::sentence_title(&claim).ok_or("no suggestion text")?;
-            Ok(inline::finding(
-                ID,
-                comment,
-                anchor,
-                severity_level(&body).unwrap_or(Severity::Medium),
-                &title,
-                tag.as_deref().map_or(NativeCategory::none(), tag_category),
-                &claim,
-            ))
+            let severity = severity_level(&body);
+            let native = tag.as_deref().map_or(NativeCategory::none(), tag_category);
+            inline::claim_finding(ID, comment, anchor, severity, native, &claim)
+                .ok_or_else(|| "no suggestion text".to_owned())
         })
     }
 }

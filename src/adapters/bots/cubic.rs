@@ -52,16 +52,9 @@ impl Adapter for Cubic {
             let markers = markdown::html_comments(&body);
             let visible = markdown::strip_hidden(&body);
             let (severity, claim) = priority_prefix(&visible);
-            let title = inline::sentence_title(claim).ok_or("no claim after the priority")?;
-            let mut finding = inline::finding(
-                ID,
-                comment,
-                anchor,
-                severity.unwrap_or(Severity::Medium),
-                &title,
-                NativeCategory::none(),
-                claim,
-            );
+            let none = NativeCategory::none();
+            let mut finding = inline::claim_finding(ID, comment, anchor, severity, none, claim)
+                .ok_or("no claim after the priority")?;
             if let Some(confidence) = markers.iter().find_map(|m| confidence(m)) {
                 finding.confidence = confidence;
             }

@@ -43,16 +43,9 @@ impl Adapter for Gemini {
         let mut out = inline::parse(snapshot, &identity, status, |comment, anchor| {
             let body = markdown::normalize_newlines(&comment.body);
             let (severity, rest) = read_badge(&body);
-            let title = inline::sentence_title(rest).ok_or("no text after the severity badge")?;
-            Ok(inline::finding(
-                self.id(),
-                comment,
-                anchor,
-                severity.unwrap_or(Severity::Medium),
-                &title,
-                NativeCategory::none(),
-                rest,
-            ))
+            let none = NativeCategory::none();
+            inline::claim_finding(self.id(), comment, anchor, severity, none, rest)
+                .ok_or_else(|| "no text after the severity badge".to_owned())
         });
         let sunset = snapshot.issue_comments.iter().any(|c| {
             identity.matches(c.user.as_ref())

@@ -4,11 +4,9 @@
 //! comment's opening (a `Severity: high` line, a leading `**Critical:**`, `Nit:`…), else
 //! medium (`read/prose.rs`); the category from the taxonomy (path rules, then keywords).
 
-use crate::adapters::read::taxonomy::NativeCategory;
-use crate::adapters::read::{inline, prose};
+use crate::adapters::read::inline;
 use crate::adapters::{bot_name, Adapter, AdapterOutput, Identity, Signal};
 use crate::api::PrSnapshot;
-use crate::model::Severity;
 
 pub struct Generic;
 
@@ -36,20 +34,8 @@ impl Adapter for Generic {
         let identity = Identity::new(logins, self.user_ids());
         let status = inline::declines(&[]);
         inline::parse(snapshot, &identity, status, |comment, anchor| {
-            let prose = prose::read(&comment.body)?;
             let login = comment.user.as_ref().map_or("", |u| u.login.as_str());
-            let bot = bot_name(login);
-            let mut finding = inline::finding(
-                &bot,
-                comment,
-                anchor,
-                prose.severity.unwrap_or(Severity::Medium),
-                &prose.title,
-                NativeCategory::none(),
-                &prose.explanation,
-            );
-            finding.nitpick = prose.nitpick;
-            Ok(finding)
+            inline::prose_finding(&bot_name(login), comment, anchor)
         })
     }
 }
@@ -58,7 +44,7 @@ impl Adapter for Generic {
 mod tests {
     use super::*;
     use crate::adapters::{fixture, ExtractOptions};
-    use crate::model::{Coverage, SourceState};
+    use crate::model::{Coverage, Severity, SourceState};
 
     /// A user-mapped login: findings named after the login without `[bot]`; human comments
     /// and other bots ignored; the empty body reported as malformed.

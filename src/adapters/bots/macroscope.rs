@@ -56,16 +56,9 @@ impl Adapter for Macroscope {
             let visible = markdown::strip_hidden(&body);
             let (severity, claim) = header(&visible);
             let (claim, also) = split_also_found(claim);
-            let title = inline::sentence_title(&claim).ok_or("no claim after the header")?;
-            let mut finding = inline::finding(
-                ID,
-                comment,
-                anchor,
-                severity.unwrap_or(Severity::Medium),
-                &title,
-                NativeCategory::none(),
-                &claim,
-            );
+            let none = NativeCategory::none();
+            let mut finding = inline::claim_finding(ID, comment, anchor, severity, none, &claim)
+                .ok_or("no claim after the header")?;
             // Other sites in the same file are more loci of this finding.
             finding.evidence.also = also
                 .iter()

@@ -54,16 +54,9 @@ impl Adapter for Sentry {
                 .strip_prefix("**Bug:**")
                 .unwrap_or(&visible)
                 .to_owned();
-            let title = inline::sentence_title(&claim).ok_or("no claim")?;
-            let mut finding = inline::finding(
-                ID,
-                comment,
-                anchor,
-                severity.unwrap_or(Severity::Medium),
-                &title,
-                NativeCategory::weak(Category::Bug),
-                &claim,
-            );
+            let bug = NativeCategory::weak(Category::Bug);
+            let mut finding = inline::claim_finding(ID, comment, anchor, severity, bug, &claim)
+                .ok_or("no claim")?;
             if let Some(confidence) = confidence {
                 finding.confidence = confidence;
             }

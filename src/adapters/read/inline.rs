@@ -4,6 +4,7 @@
 //! finding or a "skipped" reason; then read what its review bodies and issue comments say
 //! about the review. Each adapter supplies only its body reader and its `status` (`parse`).
 
+use crate::adapters::read::prose;
 use crate::adapters::read::taxonomy::NativeCategory;
 use crate::adapters::{
     anchor, category_for, detail_from, provenance, Activity, AdapterOutput, Anchor, Identity,
@@ -239,6 +240,46 @@ pub(crate) fn finding(
     finding.detail = detail_from(explanation);
     finding.provenance = provenance(comment, anchor, source);
     finding
+}
+
+/// The finding of a bot that gives no title: the first sentence of `claim` titles it and
+/// `claim` explains it; medium when the bot states no severity. `None`: no text to title.
+pub(crate) fn claim_finding(
+    bot: &str,
+    comment: &ReviewComment,
+    anchor: &Anchor,
+    severity: Option<Severity>,
+    native: NativeCategory,
+    claim: &str,
+) -> Option<NormalizedFinding> {
+    let title = sentence_title(claim)?;
+    let severity = severity.unwrap_or(Severity::Medium);
+    Some(finding(
+        bot, comment, anchor, severity, &title, native, claim,
+    ))
+}
+
+/// The finding of a comment in free prose (`prose::read`: the bold span or first sentence
+/// titles it, its opening words give the severity and whether it is a nitpick).
+pub(crate) fn prose_finding(
+    bot: &str,
+    comment: &ReviewComment,
+    anchor: &Anchor,
+) -> Result<NormalizedFinding, String> {
+    let prose = prose::read(&comment.body)?;
+    let severity = prose.severity.unwrap_or(Severity::Medium);
+    let none = NativeCategory::none();
+    let mut finding = finding(
+        bot,
+        comment,
+        anchor,
+        severity,
+        &prose.title,
+        none,
+        &prose.explanation,
+    );
+    finding.nitpick = prose.nitpick;
+    Ok(finding)
 }
 
 /// The title of prose without a title line: its first sentence, plain, at most 120 chars.
