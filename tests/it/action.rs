@@ -518,15 +518,8 @@ async fn a_secondary_rate_limit_on_the_comment_write_waits_relists_and_writes() 
     assert_eq!(stickies(&fake).len(), 1, "written once the limit let it");
     assert!(!ran.output("comment-id").is_empty());
     // Listed again before the second try: the comment may have been written meanwhile.
-    let requests = fake.state().requests.clone();
-    let posts: Vec<usize> = requests
-        .iter()
-        .enumerate()
-        .filter(|(_, r)| r.starts_with("POST /repos/acme/payments-api/issues/101/comments"))
-        .map(|(i, _)| i)
-        .collect();
-    assert_eq!(posts.len(), 2);
-    assert!(requests[posts[0]..posts[1]]
+    let between = fake.between_the_two("POST /repos/acme/payments-api/issues/101/comments");
+    assert!(between
         .iter()
         .any(|r| r.starts_with("GET /repos/acme/payments-api/issues/101/comments")));
     fake.assert_clean();
