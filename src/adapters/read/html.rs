@@ -136,6 +136,16 @@ mod tests {
     use super::*;
 
     #[test]
+    fn an_image_stem_is_its_file_name_without_query_or_extension() {
+        assert_eq!(
+            src_stem("https://x/badges/high-priority.svg?v=2#a"),
+            "high-priority"
+        );
+        assert_eq!(src_stem("severity_major.svg"), "severity_major");
+        assert_eq!(src_stem("https://x/badge/p1"), "p1");
+    }
+
+    #[test]
     fn reads_img_attributes_in_any_quoting() {
         let imgs =
             images(r#"<a><IMG alt="P1" src='https://x/p1.svg?v=9' align=top></a><img src=y.svg/>"#);

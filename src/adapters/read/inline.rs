@@ -1,8 +1,9 @@
-//! The loop shared by adapters whose findings are inline review comments (Gemini, Bugbot,
-//! Greptile, Codex, DeepSource, Qodo's inline twins, generic): pick the bot's top-level
-//! comments, anchor them, record which commits the bot reviewed, and turn each body into a
-//! finding or a "skipped" reason; then read what its review bodies and issue comments say
-//! about the review. Each adapter supplies only its body reader and its `status` (`parse`).
+//! The reading shared by adapters whose findings are inline review comments (most bots):
+//! pick the bot's top-level comments, anchor them, record which commits the bot reviewed,
+//! turn each body into a finding or a "skipped" reason, then read what its review bodies and
+//! issue comments say about the review. With `parse`, an adapter supplies only its body
+//! reader and its `status`; those with more surfaces (Codex's dated verdicts, Qodo,
+//! Copilot, Sourcery) compose the pieces (`read_comments`, `note_statuses`).
 
 use crate::adapters::read::prose;
 use crate::adapters::read::taxonomy::NativeCategory;
@@ -311,6 +312,14 @@ mod tests {
             &[]
         ));
         assert!(!is_notice("Looks good to me.", &["usage limit"]));
+        let status = declines(&["usage limit"]);
+        assert_eq!(status("Usage Limit reached."), Status::Declined);
+        assert_eq!(status(&"Usage limit. ".repeat(200)), Status::Other);
+        assert_eq!(status("Thanks!"), Status::Other);
+        assert!(mentions(
+            "CodeAnt AI Is Reviewing",
+            &["codeant ai is reviewing"]
+        ));
         assert_eq!(
             commit_after(
                 "CodeAnt AI finished reviewing commit `c0ffee0`.",
