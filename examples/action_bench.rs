@@ -17,12 +17,13 @@
 #[allow(dead_code)]
 #[path = "../tests/it/support/fake.rs"]
 mod fake;
+#[path = "../benches/support/measure.rs"]
+mod measure;
 
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Stdio;
 
 use clap::Parser;
 use serde_json::{json, Value};
@@ -51,12 +52,7 @@ const HEAD: &str = "1234567890abcdef1234567890abcdef12345678";
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), String> {
     let args = Args::parse();
-    if !args.bin.exists() {
-        return Err(format!(
-            "{} not found: run `cargo build --release` first",
-            args.bin.display()
-        ));
-    }
+    measure::check_built(&args.bin)?;
     let data = synthetic_pr()?;
     let work = std::env::temp_dir().join(format!("action-bench-{}", std::process::id()));
     std::fs::create_dir_all(&work).map_err(|e| e.to_string())?;
@@ -80,22 +76,20 @@ async fn main() -> Result<(), String> {
     );
     for run in 1..=args.runs {
         let before = server.state().requests.len();
-        let (wall, peak_kb, code) = run_once(&args, &server, &event, &work)?;
+        let ran = run_once(&args, &server, &event, &work)?;
         let state = server.state();
         let requests = &state.requests[before..];
         let mut kinds: BTreeMap<String, usize> = BTreeMap::new();
         for r in requests {
-            *kinds.entry(kind(r)).or_default() += 1;
+            *kinds.entry(measure::request_kind(r)).or_default() += 1;
         }
         say(
             &mut out,
             format!(
-                "run {run}: exit {code}, wall {:.3} s, peak RSS {}, {} requests{}",
-                wall.as_secs_f64(),
-                peak_kb.map_or("unknown".to_owned(), |kb| format!(
-                    "{:.1} MB",
-                    kb as f64 / 1024.0
-                )),
+                "run {run}: exit {}, wall {:.3} s, peak RSS {}, {} requests{}",
+                ran.code,
+                ran.wall.as_secs_f64(),
+                ran.peak(),
                 requests.len(),
                 if state.unexpected.is_empty() {
                     String::new()
@@ -132,16 +126,9 @@ fn run_once(
     server: &fake::FakeGitHub,
     event: &Path,
     work: &Path,
-) -> Result<(Duration, Option<u64>, i32), String> {
+) -> Result<measure::Measured, String> {
     let time_out = work.join("time.txt");
-    let use_time = Path::new("/usr/bin/time").exists();
-    let mut cmd = if use_time {
-        let mut c = Command::new("/usr/bin/time");
-        c.arg("-v").arg("-o").arg(&time_out).arg(&args.bin);
-        c
-    } else {
-        Command::new(&args.bin)
-    };
+    let mut cmd = measure::timed(&args.bin, &time_out);
     let output = work.join("output.txt");
     let _ = std::fs::remove_file(&output);
     let summary = work.join("summary.md");
@@ -163,64 +150,7 @@ fn run_once(
         .env("REVIEW_CONSENSUS_WRITE_SPACING_MS", "0")
         .stdout(Stdio::null())
         .stderr(Stdio::null());
-    let started = Instant::now();
-    let mut child = cmd
-        .spawn()
-        .map_err(|e| format!("{}: {e}", args.bin.display()))?;
-    let mut polled = None;
-    let status = loop {
-        if let Some(status) = child.try_wait().map_err(|e| e.to_string())? {
-            break status;
-        }
-        if !use_time {
-            polled = vm_hwm(child.id()).or(polled);
-        }
-        std::thread::sleep(Duration::from_millis(1));
-    };
-    let wall = started.elapsed();
-    let peak = if use_time {
-        std::fs::read_to_string(&time_out).ok().and_then(|t| {
-            t.lines()
-                .find_map(|l| {
-                    l.trim()
-                        .strip_prefix("Maximum resident set size (kbytes): ")
-                })
-                .and_then(|v| v.trim().parse().ok())
-        })
-    } else {
-        polled
-    };
-    Ok((wall, peak, status.code().unwrap_or(-1)))
-}
-
-fn vm_hwm(pid: u32) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-}
-
-/// `GET pulls/{n}/comments`, `POST graphql`, ... (ids and queries folded).
-fn kind(request: &str) -> String {
-    let (method, rest) = request.split_once(' ').unwrap_or(("?", request));
-    let path = rest.split('?').next().unwrap_or(rest);
-    let tail: Vec<&str> = path
-        .split('/')
-        .skip(4) // "", "repos", owner, repo
-        .map(|seg| {
-            if seg.chars().all(|c| c.is_ascii_digit()) {
-                "{n}"
-            } else {
-                seg
-            }
-        })
-        .collect();
-    if path.ends_with("graphql") {
-        format!("{method} graphql")
-    } else {
-        format!("{method} {}", tail.join("/"))
-    }
+    measure::measure(cmd, &time_out)
 }
 
 /// Comments cloned from the fixtures' bot comments (so every adapter sees its real format),

@@ -20,12 +20,13 @@ mod fake;
 #[allow(dead_code)]
 #[path = "../tests/it/support/fake_repo.rs"]
 mod fake_repo;
+#[path = "../benches/support/measure.rs"]
+mod measure;
 
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
 
 use chrono::{SecondsFormat, Utc};
 use clap::Parser;
@@ -48,12 +49,7 @@ const FIXTURES: [&str; 3] = [
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), String> {
     let args = Args::parse();
-    if !args.bin.exists() {
-        return Err(format!(
-            "{} not found: run `cargo build --release` first",
-            args.bin.display()
-        ));
-    }
+    measure::check_built(&args.bin)?;
     let templates = fixture_prs()?;
     let work = std::env::temp_dir().join(format!("stats-bench-{}", std::process::id()));
     std::fs::create_dir_all(&work).map_err(|e| e.to_string())?;
@@ -85,7 +81,7 @@ async fn main() -> Result<(), String> {
     let out_dir = work.join("scorecard");
     for run in ["cold (empty cache)", "warm (every PR cached)"] {
         server.reset_log();
-        let (wall, peak_kb, code) = run_stats(&args.bin, &server, &out_dir)?;
+        let ran = run_stats(&args.bin, &server, &out_dir)?;
         let state = server.state();
         let requests = &state.requests;
         let listing = requests.iter().filter(|r| r.contains("/pulls?")).count();
@@ -95,13 +91,11 @@ async fn main() -> Result<(), String> {
             *kinds.entry(kind(r)).or_default() += 1;
         }
         say(format!(
-            "{run}: exit {code}, wall {:.2} s, peak RSS {}, {} requests: {listing} listing \
+            "{run}: exit {}, wall {:.2} s, peak RSS {}, {} requests: {listing} listing \
              pages + {per_pr} per-PR ({:.2} per PR){}",
-            wall.as_secs_f64(),
-            peak_kb.map_or("unknown".to_owned(), |kb| format!(
-                "{:.1} MB",
-                kb as f64 / 1024.0
-            )),
+            ran.code,
+            ran.wall.as_secs_f64(),
+            ran.peak(),
             requests.len(),
             per_pr as f64 / args.prs as f64,
             if state.unexpected.is_empty() {
@@ -168,8 +162,9 @@ fn run_stats(
     bin: &Path,
     server: &fake_repo::FakeRepo,
     out_dir: &Path,
-) -> Result<(Duration, Option<u64>, i32), String> {
-    let mut cmd = timed(bin, &out_dir.with_extension("time"));
+) -> Result<measure::Measured, String> {
+    let time_out = out_dir.with_extension("time");
+    let mut cmd = measure::timed(bin, &time_out);
     cmd.args(["stats", "--repo", "acme/bench", "--since", "30", "--out"])
         .arg(out_dir)
         .env_clear()
@@ -178,7 +173,7 @@ fn run_stats(
         .env("GITHUB_GRAPHQL_URL", &server.graphql_url)
         .stdout(Stdio::null())
         .stderr(Stdio::null());
-    measure(cmd, &out_dir.with_extension("time"))
+    measure::measure(cmd, &time_out)
 }
 
 /// Requests of one action run on `data` (no check run), against the one-PR fake.
@@ -212,76 +207,12 @@ async fn action_requests(bin: &Path, data: &fake::PrData, work: &Path) -> Result
     Ok(count)
 }
 
-fn timed(bin: &Path, time_out: &Path) -> Command {
-    if Path::new("/usr/bin/time").exists() {
-        let mut c = Command::new("/usr/bin/time");
-        c.arg("-v").arg("-o").arg(time_out).arg(bin);
-        c
-    } else {
-        Command::new(bin)
-    }
-}
-
-fn measure(mut cmd: Command, time_out: &Path) -> Result<(Duration, Option<u64>, i32), String> {
-    let use_time = Path::new("/usr/bin/time").exists();
-    let started = Instant::now();
-    let mut child = cmd.spawn().map_err(|e| e.to_string())?;
-    let mut polled = None;
-    let status = loop {
-        if let Some(status) = child.try_wait().map_err(|e| e.to_string())? {
-            break status;
-        }
-        if !use_time {
-            polled = vm_hwm(child.id()).or(polled);
-        }
-        std::thread::sleep(Duration::from_millis(2));
-    };
-    let wall = started.elapsed();
-    let peak = if use_time {
-        std::fs::read_to_string(time_out).ok().and_then(|t| {
-            t.lines()
-                .find_map(|l| {
-                    l.trim()
-                        .strip_prefix("Maximum resident set size (kbytes): ")
-                })
-                .and_then(|v| v.trim().parse().ok())
-        })
-    } else {
-        polled
-    };
-    Ok((wall, peak, status.code().unwrap_or(-1)))
-}
-
-fn vm_hwm(pid: u32) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-}
-
-/// `GET pulls/{n}/comments`, `GET pulls (listing)`, `POST graphql`, ...
+/// `measure::request_kind`, the closed-PR listing marked ` (listing)`.
 fn kind(request: &str) -> String {
-    let (method, rest) = request.split_once(' ').unwrap_or(("?", request));
-    let (path, query) = rest.split_once('?').unwrap_or((rest, ""));
-    if path.ends_with("graphql") {
-        return format!("{method} graphql");
-    }
-    let tail: Vec<&str> = path
-        .split('/')
-        .skip(4)
-        .map(|seg| {
-            if seg.chars().all(|c| c.is_ascii_digit()) {
-                "{n}"
-            } else {
-                seg
-            }
-        })
-        .collect();
-    let listing = if tail == ["pulls"] && query.contains("state=closed") {
-        " (listing)"
+    let kind = measure::request_kind(request);
+    if kind.ends_with(" pulls") && request.contains("state=closed") {
+        format!("{kind} (listing)")
     } else {
-        ""
-    };
-    format!("{method} {}{listing}", tail.join("/"))
+        kind
+    }
 }

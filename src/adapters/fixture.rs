@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use crate::adapters::{extract, AdapterOutput, ExtractOptions, Extraction, SourceConfig};
 use crate::api::{self, PrSnapshot};
+use crate::model::{NormalizedFinding, Severity};
 
 fn read_json(dir: &Path, file: &str) -> Option<Value> {
     let text = std::fs::read_to_string(dir.join(file)).ok()?;
@@ -57,6 +58,34 @@ pub(crate) fn parse(adapter: &dyn crate::adapters::Adapter, folder: &str) -> Ada
         .map(|l| (*l).to_owned())
         .collect();
     adapter.parse(&snapshot(folder), &logins)
+}
+
+/// Each finding's file, line, severity and category: the columns fixture tests compare.
+pub(crate) fn places(findings: &[NormalizedFinding]) -> Vec<(&str, Option<u32>, Severity, &str)> {
+    places_and(findings, |_| ())
+        .into_iter()
+        .map(|(file, line, severity, category, ())| (file, line, severity, category))
+        .collect()
+}
+
+/// `places` with one more column, `more` of each finding (its title, confidence, ...).
+pub(crate) fn places_and<'a, T>(
+    findings: &'a [NormalizedFinding],
+    more: impl Fn(&'a NormalizedFinding) -> T,
+) -> Vec<(&'a str, Option<u32>, Severity, &'a str, T)> {
+    findings
+        .iter()
+        .map(|f| {
+            let e = &f.evidence;
+            (
+                e.file.as_str(),
+                e.line,
+                f.severity,
+                f.category.as_str(),
+                more(f),
+            )
+        })
+        .collect()
 }
 
 /// `extract` for one source over a fixture folder.

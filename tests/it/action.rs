@@ -1,29 +1,45 @@
 //! The real binary as the action (`GITHUB_ACTIONS=true`, no subcommand) against a fake
 //! GitHub on 127.0.0.1: fetch, publish, outputs and the gate's exit code.
 
+use std::collections::BTreeSet;
 use std::time::Duration;
 
+use review_consensus::github::routes;
 use serde_json::{json, Value};
 use wiremock::ResponseTemplate;
 
-use crate::support::{api_error, read_only, ActionRun, FakeBuilder, FakeGitHub, PrData, TOKEN};
+use crate::support::{
+    api_error, read_only, secondary_rate_limit, ActionRun, FakeBuilder, FakeGitHub, PrData, TOKEN,
+};
 
 const MARKER: &str = "<!-- review-bot-ack -->";
+
+/// PR 101's review comments, reviews, issue comments (the sticky's) and the check runs.
+const REVIEW_COMMENTS: &str = "/repos/acme/payments-api/pulls/101/comments";
+const REVIEWS: &str = "/repos/acme/payments-api/pulls/101/reviews";
+const COMMENTS: &str = "/repos/acme/payments-api/issues/101/comments";
+const CHECK_RUNS: &str = "/repos/acme/payments-api/check-runs";
+
+/// The fake GitHub serving `data`, answering the first `times` `method` requests to `path`
+/// with `answer`.
+async fn failing(
+    data: &PrData,
+    method: &str,
+    path: &str,
+    answer: ResponseTemplate,
+    times: u64,
+) -> FakeGitHub {
+    FakeBuilder::new(data.clone())
+        .fault(method, path, answer, times)
+        .start()
+        .await
+}
 
 fn stickies(fake: &FakeGitHub) -> Vec<Value> {
     fake.comments()
         .into_iter()
         .filter(|c| c["body"].as_str().unwrap_or("").starts_with(MARKER))
         .collect()
-}
-
-fn assert_clean(fake: &FakeGitHub) {
-    let state = fake.state();
-    assert!(
-        state.unexpected.is_empty(),
-        "unexpected: {:?}",
-        state.unexpected
-    );
 }
 
 #[tokio::test]
@@ -72,7 +88,7 @@ async fn first_run_creates_the_comment_and_the_second_edits_it() {
     );
     // Same findings, same body: the second run writes nothing.
     assert_eq!(fake.count("PATCH"), 0);
-    assert_clean(&fake);
+    fake.assert_clean();
 }
 
 #[tokio::test]
@@ -127,7 +143,7 @@ async fn two_stale_stickies_converge_and_a_human_quote_is_untouched() {
         fake.count("POST /repos/acme/payments-api/issues/101/comments"),
         0
     );
-    assert_clean(&fake);
+    fake.assert_clean();
 }
 
 #[tokio::test]
@@ -140,21 +156,13 @@ async fn review_comments_are_read_over_three_pages() {
         fake.count("GET /repos/acme/payments-api/pulls/101/comments"),
         3
     );
-    assert_clean(&fake);
+    fake.assert_clean();
 }
 
 #[tokio::test]
 async fn a_502_then_success_is_retried() {
     let data = PrData::fixture("pr-101-three-bots");
-    let fake = FakeBuilder::new(data.clone())
-        .fault(
-            "GET",
-            "/repos/acme/payments-api/pulls/101/comments",
-            ResponseTemplate::new(502),
-            1,
-        )
-        .start()
-        .await;
+    let fake = failing(&data, "GET", REVIEW_COMMENTS, ResponseTemplate::new(502), 1).await;
     let ran = ActionRun::new(&fake, &data).run();
     assert_eq!(ran.code, 1, "{}", ran.stderr);
     assert_eq!(ran.output("confirmed"), "4");
@@ -167,15 +175,7 @@ async fn a_502_then_success_is_retried() {
 #[tokio::test]
 async fn a_list_that_keeps_failing_is_a_clear_error() {
     let data = PrData::fixture("pr-101-three-bots");
-    let fake = FakeBuilder::new(data.clone())
-        .fault(
-            "GET",
-            "/repos/acme/payments-api/pulls/101/reviews",
-            ResponseTemplate::new(500),
-            20,
-        )
-        .start()
-        .await;
+    let fake = failing(&data, "GET", REVIEWS, ResponseTemplate::new(500), 20).await;
     let ran = ActionRun::new(&fake, &data).run();
     assert!(
         ran.code != 0 && ran.code != 1 && ran.code != 2,
@@ -192,18 +192,8 @@ async fn a_list_that_keeps_failing_is_a_clear_error() {
 #[tokio::test]
 async fn a_secondary_rate_limit_honours_retry_after() {
     let data = PrData::fixture("pr-101-three-bots");
-    let limited = ResponseTemplate::new(403)
-        .insert_header("retry-after", "1")
-        .set_body_json(json!({"message": "You have exceeded a secondary rate limit"}));
-    let fake = FakeBuilder::new(data.clone())
-        .fault(
-            "GET",
-            "/repos/acme/payments-api/pulls/101/reviews",
-            limited,
-            1,
-        )
-        .start()
-        .await;
+    let limited = secondary_rate_limit().insert_header("retry-after", "1");
+    let fake = failing(&data, "GET", REVIEWS, limited, 1).await;
     let ran = ActionRun::new(&fake, &data)
         .var("REVIEW_CONSENSUS_RETRY_MAX_WAIT_MS", "3000")
         .run();
@@ -223,15 +213,7 @@ async fn a_secondary_rate_limit_honours_retry_after() {
 async fn a_403_on_the_comment_falls_back_to_the_job_summary() {
     let data = PrData::fixture("pr-101-three-bots");
     let forbidden = read_only();
-    let fake = FakeBuilder::new(data.clone())
-        .fault(
-            "POST",
-            "/repos/acme/payments-api/issues/101/comments",
-            forbidden,
-            5,
-        )
-        .start()
-        .await;
+    let fake = failing(&data, "POST", COMMENTS, forbidden, 5).await;
     let ran = ActionRun::new(&fake, &data).run();
     assert_eq!(ran.code, 1, "the gate still applies: {}", ran.stderr);
     assert!(ran.stdout.contains("::warning::"), "{}", ran.stdout);
@@ -341,7 +323,7 @@ async fn workflow_run_events_use_the_pull_request_of_this_repository() {
     assert_eq!(ran.code, 1, "{}", ran.stderr);
     assert_eq!(ran.output("confirmed"), "4");
     assert_eq!(fake.count("GET /repos/acme/payments-api/pulls/5"), 0);
-    assert_clean(&fake);
+    fake.assert_clean();
 }
 
 #[tokio::test]
@@ -375,7 +357,7 @@ async fn workflow_run_after_a_fork_pr_finds_the_pr_by_its_head_and_writes_the_co
     assert_eq!(lookups.len(), 1, "{lookups:?}");
     assert!(lookups[0].contains("head=mallory:fix-refunds") && lookups[0].contains("state=open"));
     assert_eq!(stickies(&fake).len(), 1);
-    assert_clean(&fake);
+    fake.assert_clean();
 
     // No open PR has that head (pushed since, or closed): nothing to gate.
     let gone = ActionRun::new(&fake, &data)
@@ -416,7 +398,7 @@ async fn a_resolved_review_thread_event_reruns_and_drops_the_resolved_finding() 
         .to_string()
         .contains("2561299313"));
     assert_eq!(stickies(&fake).len(), 1);
-    assert_clean(&fake);
+    fake.assert_clean();
 }
 
 #[tokio::test]
@@ -441,7 +423,7 @@ async fn ghes_serves_rest_under_api_v3_and_graphql_at_api_graphql() {
         ran.stdout,
         ran.stderr
     );
-    assert_clean(&fake);
+    fake.assert_clean();
     let state = fake.state();
     assert!(state
         .requests
@@ -489,10 +471,7 @@ async fn many_findings_with_a_check_name_send_annotations_fifty_at_a_time() {
 async fn a_missing_checks_permission_is_a_warning() {
     let data = PrData::fixture("pr-101-three-bots");
     let forbidden = read_only();
-    let fake = FakeBuilder::new(data.clone())
-        .fault("POST", "/repos/acme/payments-api/check-runs", forbidden, 1)
-        .start()
-        .await;
+    let fake = failing(&data, "POST", CHECK_RUNS, forbidden, 1).await;
     let ran = ActionRun::new(&fake, &data).input("check-name", "rc").run();
     assert_eq!(ran.code, 1);
     assert!(ran.stdout.contains("::warning::") && ran.stdout.contains("checks: write"));
@@ -502,15 +481,7 @@ async fn a_missing_checks_permission_is_a_warning() {
 #[tokio::test]
 async fn a_failed_check_run_still_writes_the_outputs_of_the_comment_written() {
     let data = PrData::fixture("pr-101-three-bots");
-    let fake = FakeBuilder::new(data.clone())
-        .fault(
-            "POST",
-            "/repos/acme/payments-api/check-runs",
-            api_error(500, "Server Error"),
-            1,
-        )
-        .start()
-        .await;
+    let fake = failing(&data, "POST", CHECK_RUNS, api_error(500, "Server Error"), 1).await;
     let ran = ActionRun::new(&fake, &data).input("check-name", "rc").run();
     assert_eq!(ran.code, 3, "the check-run error still fails the step");
     assert!(ran.stdout.contains("::error::") && ran.stdout.contains("check run"));
@@ -534,20 +505,8 @@ async fn a_failed_check_run_still_writes_the_outputs_of_the_comment_written() {
 #[tokio::test]
 async fn a_secondary_rate_limit_on_the_comment_write_waits_relists_and_writes() {
     let data = PrData::fixture("pr-101-three-bots");
-    let limited = ResponseTemplate::new(403)
-        .insert_header("retry-after", "1")
-        .set_body_json(
-            json!({"message": "You have exceeded a secondary rate limit. Please wait a few minutes."}),
-        );
-    let fake = FakeBuilder::new(data.clone())
-        .fault(
-            "POST",
-            "/repos/acme/payments-api/issues/101/comments",
-            limited,
-            1,
-        )
-        .start()
-        .await;
+    let limited = secondary_rate_limit().insert_header("retry-after", "1");
+    let fake = failing(&data, "POST", COMMENTS, limited, 1).await;
     let ran = ActionRun::new(&fake, &data)
         .var("REVIEW_CONSENSUS_RETRY_MAX_WAIT_MS", "3000")
         .run();
@@ -559,35 +518,18 @@ async fn a_secondary_rate_limit_on_the_comment_write_waits_relists_and_writes() 
     assert_eq!(stickies(&fake).len(), 1, "written once the limit let it");
     assert!(!ran.output("comment-id").is_empty());
     // Listed again before the second try: the comment may have been written meanwhile.
-    let requests = fake.state().requests.clone();
-    let posts: Vec<usize> = requests
-        .iter()
-        .enumerate()
-        .filter(|(_, r)| r.starts_with("POST /repos/acme/payments-api/issues/101/comments"))
-        .map(|(i, _)| i)
-        .collect();
-    assert_eq!(posts.len(), 2);
-    assert!(requests[posts[0]..posts[1]]
+    let between = fake.between_the_two("POST /repos/acme/payments-api/issues/101/comments");
+    assert!(between
         .iter()
         .any(|r| r.starts_with("GET /repos/acme/payments-api/issues/101/comments")));
-    assert_clean(&fake);
+    fake.assert_clean();
 }
 
 #[tokio::test]
 async fn a_rate_limit_that_never_lifts_warns_and_keeps_the_gate() {
     let data = PrData::fixture("pr-101-three-bots");
-    let limited = ResponseTemplate::new(403).set_body_json(
-        json!({"message": "You have exceeded a secondary rate limit. Please wait a few minutes."}),
-    );
-    let fake = FakeBuilder::new(data.clone())
-        .fault(
-            "POST",
-            "/repos/acme/payments-api/issues/101/comments",
-            limited.clone(),
-            100,
-        )
-        .start()
-        .await;
+    let limited = secondary_rate_limit();
+    let fake = failing(&data, "POST", COMMENTS, limited.clone(), 100).await;
     let ran = ActionRun::new(&fake, &data).run();
     assert_eq!(ran.code, 1, "never exit 3: {}", ran.stdout);
     assert!(ran.stdout.contains("::warning::") && ran.stdout.contains("secondary rate limit"));
@@ -607,10 +549,7 @@ async fn a_rate_limit_that_never_lifts_warns_and_keeps_the_gate() {
     );
 
     // On the check run the same: not "needs `checks: write`".
-    let fake = FakeBuilder::new(data.clone())
-        .fault("POST", "/repos/acme/payments-api/check-runs", limited, 100)
-        .start()
-        .await;
+    let fake = failing(&data, "POST", CHECK_RUNS, limited, 100).await;
     let ran = ActionRun::new(&fake, &data).input("check-name", "rc").run();
     assert_eq!(ran.code, 1, "{}", ran.stdout);
     assert!(ran.stdout.contains("secondary rate limit"));
@@ -635,10 +574,7 @@ async fn every_token_that_cannot_write_degrades_to_a_warning() {
             "Resource not accessible by integration",
         ),
     ] {
-        let fake = FakeBuilder::new(data.clone())
-            .fault("POST", path, api_error(403, message), 5)
-            .start()
-            .await;
+        let fake = failing(&data, "POST", path, api_error(403, message), 5).await;
         let ran = ActionRun::new(&fake, &data).input("check-name", "rc").run();
         assert_eq!(ran.code, 1, "{message}: {}", ran.stdout);
         assert!(
@@ -665,15 +601,7 @@ async fn every_token_that_cannot_write_degrades_to_a_warning() {
 async fn a_404_on_the_comment_write_is_a_read_only_token() {
     // A token that can read the PR but not write to it (a fine-grained PAT) gets a 404.
     let data = PrData::fixture("pr-101-three-bots");
-    let fake = FakeBuilder::new(data.clone())
-        .fault(
-            "POST",
-            "/repos/acme/payments-api/issues/101/comments",
-            api_error(404, "Not Found"),
-            1,
-        )
-        .start()
-        .await;
+    let fake = failing(&data, "POST", COMMENTS, api_error(404, "Not Found"), 1).await;
     let ran = ActionRun::new(&fake, &data).run();
     assert_eq!(ran.code, 1, "the gate applies: {}", ran.stdout);
     assert!(ran.stdout.contains("::warning::") && ran.stdout.contains("fork PR"));
@@ -703,10 +631,7 @@ async fn writes_are_spaced_by_the_env_knob() {
 async fn the_token_never_appears_in_any_output() {
     let data = PrData::fixture("pr-101-three-bots");
     let forbidden = read_only();
-    let fake = FakeBuilder::new(data.clone())
-        .fault("POST", "/repos/acme/payments-api/check-runs", forbidden, 1)
-        .start()
-        .await;
+    let fake = failing(&data, "POST", CHECK_RUNS, forbidden, 1).await;
     let ran = ActionRun::new(&fake, &data)
         .var("RUNNER_DEBUG", "1")
         .input("check-name", "rc")
@@ -854,12 +779,27 @@ async fn review_events_and_pull_request_target_resolve_the_pr() {
         assert!(!ran.output("comment-id").is_empty(), "{name}");
     }
     assert_eq!(stickies(&fake).len(), 1);
-    assert_clean(&fake);
+    fake.assert_clean();
+}
+
+/// The declared route of every REST request the fake received; one that matches none fails.
+fn routes_taken(fake: &FakeGitHub) -> BTreeSet<(&'static str, &'static str)> {
+    let state = fake.state();
+    let mut seen = BTreeSet::new();
+    for request in state.requests.iter().filter(|r| !r.ends_with(" /graphql")) {
+        let (method, rest) = request.split_once(' ').unwrap();
+        let path = rest.split('?').next().unwrap();
+        let route = routes::ALL
+            .iter()
+            .find(|r| r.matches(method, path))
+            .unwrap_or_else(|| panic!("{request} is no declared route"));
+        seen.insert((route.method, route.path));
+    }
+    seen
 }
 
 #[tokio::test]
 async fn every_rest_request_is_one_of_the_routes_checked_against_githubs_description() {
-    use review_consensus::github::routes;
     let mut data = many_findings_pr(60);
     let bot = json!({"login": "github-actions[bot]", "id": 41898282, "type": "Bot"});
     for id in [9002, 9001] {
@@ -872,17 +812,7 @@ async fn every_rest_request_is_one_of_the_routes_checked_against_githubs_descrip
         .input("fail-on", "never")
         .run();
     assert_eq!(ran.code, 0, "{}", ran.stderr);
-    let state = fake.state();
-    let mut seen = std::collections::BTreeSet::new();
-    for request in state.requests.iter().filter(|r| !r.ends_with(" /graphql")) {
-        let (method, rest) = request.split_once(' ').unwrap();
-        let path = rest.split('?').next().unwrap();
-        let route = routes::ALL
-            .iter()
-            .find(|r| r.matches(method, path))
-            .unwrap_or_else(|| panic!("{request} is no declared route"));
-        seen.insert((route.method, route.path));
-    }
+    let seen = routes_taken(&fake);
     // Reads, the comment's edit and delete, the check run and its update all went through.
     assert!(seen.len() >= 8, "{seen:?}");
 }
@@ -892,7 +822,6 @@ async fn every_rest_request_is_one_of_the_routes_checked_against_githubs_descrip
 /// commenter's permission.
 #[tokio::test]
 async fn the_wait_signals_and_permission_lookups_are_declared_routes_too() {
-    use review_consensus::github::routes;
     let mut data = PrData::from_dir(std::path::Path::new(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/tests/fixtures/signals/completion-104"
@@ -917,17 +846,7 @@ async fn the_wait_signals_and_permission_lookups_are_declared_routes_too() {
         "{}",
         ran.stdout
     );
-    let state = fake.state();
-    let mut seen = std::collections::BTreeSet::new();
-    for request in state.requests.iter().filter(|r| !r.ends_with(" /graphql")) {
-        let (method, rest) = request.split_once(' ').unwrap();
-        let path = rest.split('?').next().unwrap();
-        let route = routes::ALL
-            .iter()
-            .find(|r| r.matches(method, path))
-            .unwrap_or_else(|| panic!("{request} is no declared route"));
-        seen.insert((route.method, route.path));
-    }
+    let seen = routes_taken(&fake);
     for route in [
         routes::ISSUE_REACTIONS,
         routes::PULL_COMMITS,
@@ -943,15 +862,8 @@ async fn the_wait_signals_and_permission_lookups_are_declared_routes_too() {
         );
     }
     // The wait's poll and the fetch after it both read the lists.
-    assert!(
-        state
-            .requests
-            .iter()
-            .filter(|r| r.contains("/pulls/104/reviews"))
-            .count()
-            >= 2
-    );
-    assert!(state.unexpected.is_empty(), "{:?}", state.unexpected);
+    assert!(fake.count("GET /repos/acme/payments-api/pulls/104/reviews") >= 2);
+    fake.assert_clean();
 }
 
 #[tokio::test]
@@ -960,15 +872,7 @@ async fn a_rate_limit_wait_longer_than_the_run_has_left_warns_at_once() {
     let limited = ResponseTemplate::new(429)
         .insert_header("retry-after", "60")
         .set_body_json(json!({"message": "API rate limit exceeded"}));
-    let fake = FakeBuilder::new(data.clone())
-        .fault(
-            "POST",
-            "/repos/acme/payments-api/issues/101/comments",
-            limited,
-            100,
-        )
-        .start()
-        .await;
+    let fake = failing(&data, "POST", COMMENTS, limited, 100).await;
     let ran = ActionRun::new(&fake, &data)
         .var("REVIEW_CONSENSUS_RETRY_MAX_WAIT_MS", "120000")
         .var("REVIEW_CONSENSUS_RUN_TIMEOUT_MS", "20000")
@@ -1021,5 +925,5 @@ async fn the_run_deadline_starts_after_the_wait() {
         stickies(&fake).len() == 1,
         "the comment is written after the wait"
     );
-    assert_clean(&fake);
+    fake.assert_clean();
 }

@@ -10,13 +10,13 @@ use std::time::{Duration, SystemTime};
 use review_consensus::adapters::BotSelection;
 use review_consensus::api::Surface;
 use review_consensus::config::Config;
-use review_consensus::github::wait::{wait_for_bots, Clock};
+use review_consensus::github::wait::{wait_for_bots, Clock, Waited};
 use review_consensus::local;
 use review_consensus::model::{Coverage, Gate, Outcome};
 use review_consensus::pipeline;
 use serde_json::{json, Value};
 
-use crate::support::{client, target, ActionRun, FakeBuilder, PrData};
+use crate::support::{client, target, ActionRun, FakeBuilder, FakeGitHub, PrData};
 
 const BIN: &str = env!("CARGO_BIN_EXE_review-consensus");
 
@@ -560,6 +560,26 @@ struct FakeClock<F: Fn(u32)> {
     on_sleep: F,
 }
 
+/// Where every fake clock starts (seconds since 1970).
+const START: u64 = 1_800_000_000;
+
+impl<F: Fn(u32)> FakeClock<F> {
+    /// At `START`; `on_sleep` gets each sleep's number (1, 2, ...) after it.
+    fn new(on_sleep: F) -> Self {
+        FakeClock {
+            now: Cell::new(SystemTime::UNIX_EPOCH + Duration::from_secs(START)),
+            sleeps: RefCell::new(Vec::new()),
+            on_sleep,
+        }
+    }
+
+    /// How far the sleeps moved it.
+    fn elapsed(&self) -> Duration {
+        let start = SystemTime::UNIX_EPOCH + Duration::from_secs(START);
+        self.now.get().duration_since(start).expect("forward")
+    }
+}
+
 impl<F: Fn(u32)> Clock for FakeClock<F> {
     fn now(&self) -> SystemTime {
         self.now.get()
@@ -573,14 +593,40 @@ impl<F: Fn(u32)> Clock for FakeClock<F> {
     }
 }
 
-fn rfc3339(time: SystemTime) -> String {
-    let secs = time
-        .duration_since(SystemTime::UNIX_EPOCH)
-        .expect("after 1970")
-        .as_secs() as i64;
-    chrono::DateTime::from_timestamp(secs, 0)
+/// `secs` after `START`, as GitHub writes times.
+fn at(secs: u64) -> String {
+    chrono::DateTime::from_timestamp((START + secs) as i64, 0)
         .expect("in range")
         .to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+}
+
+/// `wait_for_bots` on the fake with `clock`, and the lines it logged.
+async fn wait_on(
+    fake: &FakeGitHub,
+    data: &PrData,
+    selection: &BotSelection,
+    budget: Duration,
+    clock: &impl Clock,
+) -> (Waited, Vec<String>) {
+    let mut log = Vec::new();
+    let waited = wait_for_bots(
+        &client(fake),
+        &target(data),
+        selection,
+        budget,
+        clock,
+        |line| log.push(line.to_owned()),
+    )
+    .await
+    .expect("waits");
+    (waited, log)
+}
+
+/// Bugbot's check run (`waiting_pr`) finished cleanly at `at`.
+fn finish_check_run(run: &mut Value, at: &str) {
+    run["status"] = json!("completed");
+    run["conclusion"] = json!("success");
+    run["completed_at"] = json!(at);
 }
 
 const HEAD: &str = "0a1b2c3d4e5f60718293a4b5c6d7e8f901234567";
@@ -599,40 +645,24 @@ fn waiting_pr() -> PrData {
 async fn wait_for_bots_polls_until_a_late_review_then_a_quiet_minute() {
     let data = waiting_pr();
     let fake = FakeBuilder::new(data.clone()).start().await;
-    let gh = client(&fake);
     let sources = config(&[("bots", "sourcery, cursor-bugbot")]).sources;
-    let start = SystemTime::UNIX_EPOCH + Duration::from_secs(1_800_000_000);
-    let clock = FakeClock {
-        now: Cell::new(start),
-        sleeps: RefCell::new(Vec::new()),
-        // After the second poll, Sourcery reviews the head and Bugbot's run completes.
-        on_sleep: |n: u32| {
-            if n == 2 {
-                let at = rfc3339(start + Duration::from_secs(25));
-                let mut state = fake.state();
-                state.reviews.push(json!({
-                    "id": 4501, "user": {"login": "sourcery-ai[bot]", "id": 58596630, "type": "Bot"},
-                    "body": "Hey - I've reviewed your changes and they look great!",
-                    "state": "COMMENTED", "commit_id": HEAD, "submitted_at": at,
-                }));
-                state.head_check_runs[0]["status"] = json!("completed");
-                state.head_check_runs[0]["conclusion"] = json!("success");
-                state.head_check_runs[0]["completed_at"] = json!(at);
-            }
-        },
-    };
-    let mut log = Vec::new();
+    // After the second poll, Sourcery reviews the head and Bugbot's run completes.
+    let clock = FakeClock::new(|n: u32| {
+        if n == 2 {
+            let mut state = fake.state();
+            state.reviews.push(bot_review(
+                4501,
+                "sourcery-ai[bot]",
+                58596630,
+                "Hey - I've reviewed your changes and they look great!",
+                HEAD,
+                &at(25),
+            ));
+            finish_check_run(&mut state.head_check_runs[0], &at(25));
+        }
+    });
     let real = std::time::Instant::now();
-    let waited = wait_for_bots(
-        &gh,
-        &target(&data),
-        &sources,
-        Duration::from_secs(600),
-        &clock,
-        |line| log.push(line.to_owned()),
-    )
-    .await
-    .expect("waits");
+    let (waited, log) = wait_on(&fake, &data, &sources, Duration::from_secs(600), &clock).await;
     assert!(
         real.elapsed() < Duration::from_secs(10),
         "never a real sleep"
@@ -658,7 +688,7 @@ async fn wait_for_bots_polls_until_a_late_review_then_a_quiet_minute() {
         .expect("a last line")
         .starts_with("every configured bot finished"));
     // The review landed at +25 s: the decision comes a quiet minute after it, not before.
-    let decided = clock.now.get().duration_since(start).expect("forward");
+    let decided = clock.elapsed();
     assert!(decided >= Duration::from_secs(85), "{decided:?}");
     assert!(decided < Duration::from_secs(150), "{decided:?}");
 
@@ -684,40 +714,21 @@ async fn wait_for_bots_polls_until_a_late_review_then_a_quiet_minute() {
         fake.state().not_modified,
         per_poll.iter().map(|p| p.1).sum::<usize>()
     );
-    assert!(
-        fake.state().unexpected.is_empty(),
-        "{:?}",
-        fake.state().unexpected
-    );
+    fake.assert_clean();
 }
 
 #[tokio::test]
 async fn wait_for_bots_gives_up_at_the_budget_naming_who_is_pending() {
     let data = waiting_pr();
     let fake = FakeBuilder::new(data.clone()).start().await;
-    let gh = client(&fake);
     let sources = config(&[("bots", "cursor-bugbot, gemini")]).sources;
-    let start = SystemTime::UNIX_EPOCH + Duration::from_secs(1_800_000_000);
-    let clock = FakeClock {
-        now: Cell::new(start),
-        sleeps: RefCell::new(Vec::new()),
-        on_sleep: |_| {},
-    };
-    let waited = wait_for_bots(
-        &gh,
-        &target(&data),
-        &sources,
-        Duration::from_secs(90),
-        &clock,
-        |_| {},
-    )
-    .await
-    .expect("waits");
+    let clock = FakeClock::new(|_| {});
+    let (waited, _) = wait_on(&fake, &data, &sources, Duration::from_secs(90), &clock).await;
     assert!(waited.timed_out);
     let names: Vec<&str> = waited.pending.iter().map(|p| p.bot.as_str()).collect();
     assert_eq!(names, ["cursor-bugbot", "gemini"]);
     assert_eq!(
-        clock.now.get().duration_since(start).expect("forward"),
+        clock.elapsed(),
         Duration::from_secs(90),
         "sleeps end exactly at the budget"
     );
@@ -751,43 +762,24 @@ async fn with_bots_unset_the_wait_follows_the_bots_that_posted_or_started() {
         "2026-11-01T12:00:00Z",
     ));
     let fake = FakeBuilder::new(data.clone()).start().await;
-    let gh = client(&fake);
     let unset = config(&[]).sources;
     assert_eq!(unset, BotSelection::default());
-    let start = SystemTime::UNIX_EPOCH + Duration::from_secs(1_800_000_000);
-    let clock = FakeClock {
-        now: Cell::new(start),
-        sleeps: RefCell::new(Vec::new()),
-        // After the second poll CodeRabbit reviews the head and Bugbot's run completes.
-        on_sleep: |n: u32| {
-            if n == 2 {
-                let at = rfc3339(start + Duration::from_secs(25));
-                let mut state = fake.state();
-                state.reviews.push(bot_review(
-                    4602,
-                    "coderabbitai[bot]",
-                    136622811,
-                    "**Actionable comments posted: 0**",
-                    HEAD,
-                    &at,
-                ));
-                state.head_check_runs[0]["status"] = json!("completed");
-                state.head_check_runs[0]["conclusion"] = json!("success");
-                state.head_check_runs[0]["completed_at"] = json!(at);
-            }
-        },
-    };
-    let mut log = Vec::new();
-    let waited = wait_for_bots(
-        &gh,
-        &target(&data),
-        &unset,
-        Duration::from_secs(600),
-        &clock,
-        |line| log.push(line.to_owned()),
-    )
-    .await
-    .expect("waits");
+    // After the second poll CodeRabbit reviews the head and Bugbot's run completes.
+    let clock = FakeClock::new(|n: u32| {
+        if n == 2 {
+            let mut state = fake.state();
+            state.reviews.push(bot_review(
+                4602,
+                "coderabbitai[bot]",
+                136622811,
+                "**Actionable comments posted: 0**",
+                HEAD,
+                &at(25),
+            ));
+            finish_check_run(&mut state.head_check_runs[0], &at(25));
+        }
+    });
+    let (waited, log) = wait_on(&fake, &data, &unset, Duration::from_secs(600), &clock).await;
     assert!(!waited.timed_out && waited.pending.is_empty(), "{waited:?}");
     // Poll 1 knows only CodeRabbit (it posted); its check-run read shows Bugbot started, so
     // poll 2 waits for Bugbot too. Bots that never showed up are never named.
@@ -815,61 +807,42 @@ async fn with_bots_unset_the_wait_follows_the_bots_that_posted_or_started() {
             .all(|l| !l.contains("sourcery") && !l.contains("gemini")),
         "{log:?}"
     );
-    let decided = clock.now.get().duration_since(start).expect("forward");
+    let decided = clock.elapsed();
     assert!(
         decided >= Duration::from_secs(85),
         "a quiet minute after +25 s: {decided:?}"
     );
-    assert!(
-        fake.state().unexpected.is_empty(),
-        "{:?}",
-        fake.state().unexpected
-    );
+    fake.assert_clean();
 }
 
 #[tokio::test]
 async fn with_bots_unset_the_wait_gives_bots_a_quiet_minute_to_show_up() {
-    let start = SystemTime::UNIX_EPOCH + Duration::from_secs(1_800_000_000);
     let wait = |data: PrData, arrive: bool| async move {
         let fake = FakeBuilder::new(data.clone()).start().await;
-        let gh = client(&fake);
-        let clock = FakeClock {
-            now: Cell::new(start),
-            sleeps: RefCell::new(Vec::new()),
-            // Sourcery shows up 10 s in with a review of an older commit, then reviews the
-            // head after the third poll.
-            on_sleep: |n: u32| {
-                let older = "9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b";
-                let (commit, at) = match n {
-                    1 => (older, 5),
-                    3 => (HEAD, 40),
-                    _ => return,
-                };
-                if arrive {
-                    fake.state().reviews.push(bot_review(
-                        4700 + u64::from(n),
-                        "sourcery-ai[bot]",
-                        58596630,
-                        "Hey - I've reviewed your changes and they look great!",
-                        commit,
-                        &rfc3339(start + Duration::from_secs(at)),
-                    ));
-                }
-            },
-        };
-        let mut log = Vec::new();
-        let waited = wait_for_bots(
-            &gh,
-            &target(&data),
-            &BotSelection::default(),
-            Duration::from_secs(600),
-            &clock,
-            |line| log.push(line.to_owned()),
-        )
-        .await
-        .expect("waits");
-        let decided = clock.now.get().duration_since(start).expect("forward");
-        (waited, log, decided)
+        // Sourcery shows up 10 s in with a review of an older commit, then reviews the head
+        // after the third poll.
+        let clock = FakeClock::new(|n: u32| {
+            let older = "9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b";
+            let (commit, secs) = match n {
+                1 => (older, 5),
+                3 => (HEAD, 40),
+                _ => return,
+            };
+            if arrive {
+                fake.state().reviews.push(bot_review(
+                    4700 + u64::from(n),
+                    "sourcery-ai[bot]",
+                    58596630,
+                    "Hey - I've reviewed your changes and they look great!",
+                    commit,
+                    &at(secs),
+                ));
+            }
+        });
+        let selection = BotSelection::default();
+        let (waited, log) =
+            wait_on(&fake, &data, &selection, Duration::from_secs(600), &clock).await;
+        (waited, log, clock.elapsed())
     };
     let empty = PrData::empty("acme", "payments-api", 7, HEAD);
 
@@ -909,7 +882,7 @@ fn fixture_data(name: &str) -> PrData {
     PrData::from_dir(&fixture(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
-fn requests(fake: &crate::support::FakeGitHub, part: &str) -> usize {
+fn requests(fake: &FakeGitHub, part: &str) -> usize {
     fake.state()
         .requests
         .iter()
@@ -948,7 +921,7 @@ async fn the_action_reads_a_signal_surface_only_for_a_bot_that_needs_it() {
         .and_then(|s| s.iter().find(|s| s["bot"] == "codex"))
         .expect("codex listed");
     assert_eq!(codex["coverage"], "absent");
-    assert!(fake.state().unexpected.is_empty());
+    fake.assert_clean();
 }
 
 #[tokio::test]
@@ -1010,11 +983,7 @@ async fn the_action_waits_then_gates_on_required_bots_and_the_severity_floor() {
         "{}",
         ran.summary
     );
-    assert!(
-        fake.state().unexpected.is_empty(),
-        "{:?}",
-        fake.state().unexpected
-    );
+    fake.assert_clean();
 }
 
 /// The action on the fake, then `run --save` and `render` on the saved folder with the same

@@ -229,15 +229,8 @@ async fn a_502_on_create_lists_before_posting_again() {
         .await
         .unwrap();
     assert_eq!(sticky.action, StickyAction::Created);
-    let requests = fake.state().requests.clone();
-    let posts: Vec<usize> = requests
-        .iter()
-        .enumerate()
-        .filter(|(_, r)| r.starts_with("POST /repos/acme/payments-api/issues/101/comments"))
-        .map(|(i, _)| i)
-        .collect();
-    assert_eq!(posts.len(), 2);
-    assert!(requests[posts[0]..posts[1]]
+    let between = fake.between_the_two("POST /repos/acme/payments-api/issues/101/comments");
+    assert!(between
         .iter()
         .any(|r| r.starts_with("GET /repos/acme/payments-api/issues/101/comments")));
     assert_eq!(marked(&fake.comments()).len(), 1);

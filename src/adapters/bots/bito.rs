@@ -10,7 +10,7 @@
 use crate::adapters::read::inline::{self, Status};
 use crate::adapters::read::taxonomy::NativeCategory;
 use crate::adapters::read::{html, markdown, prose};
-use crate::adapters::{Activity, Adapter, AdapterOutput, Identity};
+use crate::adapters::{Adapter, AdapterOutput, Identity};
 use crate::api::PrSnapshot;
 use crate::model::Severity;
 
@@ -42,32 +42,21 @@ impl Adapter for Bito {
 
     fn parse(&self, snapshot: &PrSnapshot, logins: &[String]) -> AdapterOutput {
         let identity = Identity::new(logins, self.user_ids());
-        let mut activity = Activity::new(snapshot.head_sha());
-        let mut out = AdapterOutput::default();
-        inline::read_comments(
-            snapshot,
-            &identity,
-            &mut activity,
-            &mut out,
-            |comment, anchor| {
-                let body = markdown::normalize_newlines(&comment.body);
-                let prose = prose::read(&body)?;
-                // `<div id="issue"><b>Title</b></div>`: the bold is raw HTML.
-                let title = html_bold(&body).unwrap_or(prose.title);
-                Ok(inline::finding(
-                    ID,
-                    comment,
-                    anchor,
-                    prose.severity.unwrap_or(Severity::Medium),
-                    &title,
-                    NativeCategory::none(),
-                    &prose.explanation,
-                ))
-            },
-        );
-        inline::note_statuses(snapshot, &identity, status, &mut activity, &mut out);
-        out.coverage = activity.coverage();
-        out
+        inline::parse(snapshot, &identity, status, |comment, anchor| {
+            let body = markdown::normalize_newlines(&comment.body);
+            let prose = prose::read(&body)?;
+            // `<div id="issue"><b>Title</b></div>`: the bold is raw HTML.
+            let title = html_bold(&body).unwrap_or(prose.title);
+            Ok(inline::finding(
+                ID,
+                comment,
+                anchor,
+                prose.severity.unwrap_or(Severity::Medium),
+                &title,
+                NativeCategory::none(),
+                &prose.explanation,
+            ))
+        })
     }
 }
 
@@ -102,6 +91,7 @@ fn html_bold(body: &str) -> Option<String> {
 mod tests {
     use super::*;
     use crate::adapters::fixture;
+    use crate::api::{IssueComment, User};
     use crate::model::Coverage;
 
     #[test]
@@ -124,25 +114,42 @@ mod tests {
     }
 
     #[test]
+    fn a_notice_is_declined_with_its_kind() {
+        let notice = IssueComment {
+            id: 1,
+            user: Some(User {
+                login: "bito-code-review[bot]".into(),
+                id: 188872107,
+                kind: "Bot".into(),
+            }),
+            body: Some("Your Bito trial has expired. Upgrade to continue reviews.".into()),
+            ..IssueComment::default()
+        };
+        let snapshot = PrSnapshot {
+            issue_comments: vec![notice],
+            ..PrSnapshot::default()
+        };
+        let out = Bito.parse(&snapshot, &["bito-code-review[bot]".to_owned()]);
+        assert_eq!(out.coverage, Coverage::Declined);
+        assert_eq!(out.coverage_signal.as_deref(), Some("notice: billing"));
+    }
+
+    #[test]
     fn sample_comments() {
         let out = fixture::parse(&Bito, "bots/bito");
-        let got: Vec<_> = out
-            .findings
-            .iter()
-            .map(|f| {
-                (
-                    f.evidence.line,
-                    f.severity,
-                    f.category.as_str(),
-                    f.title.as_str(),
-                )
-            })
-            .collect();
+        let got = fixture::places_and(&out.findings, |f| f.title.as_str());
         assert_eq!(
             got,
             vec![
-                (Some(246), Severity::Medium, "bug", "Hardcoded month filter"),
                 (
+                    "src/app/reports/exports/page.tsx",
+                    Some(246),
+                    Severity::Medium,
+                    "bug",
+                    "Hardcoded month filter"
+                ),
+                (
+                    "src/app/settings/billing/page.tsx",
                     Some(235),
                     Severity::Medium,
                     "other",

@@ -8,11 +8,8 @@
 //! summary is free-form and not read for findings. Formats: docs/adapters.md.
 
 use crate::adapters::read::inline::{self, Status};
-use crate::adapters::read::prose;
-use crate::adapters::read::taxonomy::NativeCategory;
-use crate::adapters::{Activity, Adapter, AdapterOutput, Identity, Signal};
+use crate::adapters::{Adapter, AdapterOutput, Identity, Signal};
 use crate::api::PrSnapshot;
-use crate::model::Severity;
 
 /// Notices that mean Claude did not review (besides its "encountered an error" header).
 const DECLINED: &[&str] = &[
@@ -57,31 +54,9 @@ impl Adapter for Claude {
 
     fn parse(&self, snapshot: &PrSnapshot, logins: &[String]) -> AdapterOutput {
         let identity = Identity::new(logins, self.user_ids());
-        let mut activity = Activity::new(snapshot.head_sha());
-        let mut out = AdapterOutput::default();
-        inline::read_comments(
-            snapshot,
-            &identity,
-            &mut activity,
-            &mut out,
-            |comment, anchor| {
-                let prose = prose::read(&comment.body)?;
-                let mut finding = inline::finding(
-                    ID,
-                    comment,
-                    anchor,
-                    prose.severity.unwrap_or(Severity::Medium),
-                    &prose.title,
-                    NativeCategory::none(),
-                    &prose.explanation,
-                );
-                finding.nitpick = prose.nitpick;
-                Ok(finding)
-            },
-        );
-        inline::note_statuses(snapshot, &identity, status, &mut activity, &mut out);
-        out.set_coverage(&activity);
-        out
+        inline::parse(snapshot, &identity, status, |comment, anchor| {
+            inline::prose_finding(ID, comment, anchor)
+        })
     }
 }
 
@@ -104,7 +79,7 @@ fn status(body: &str) -> Status {
 mod tests {
     use super::*;
     use crate::adapters::fixture;
-    use crate::model::Coverage;
+    use crate::model::{Coverage, Severity};
 
     #[test]
     fn tracking_comment_states() {
@@ -130,28 +105,19 @@ mod tests {
     #[test]
     fn sample_comments() {
         let out = fixture::parse(&Claude, "bots/claude");
-        let got: Vec<_> = out
-            .findings
-            .iter()
-            .map(|f| {
-                (
-                    f.evidence.line,
-                    f.severity,
-                    f.category.as_str(),
-                    f.title.as_str(),
-                )
-            })
-            .collect();
+        let got = fixture::places_and(&out.findings, |f| f.title.as_str());
         assert_eq!(
             got,
             vec![
                 (
+                    "app/db/queries.py",
                     Some(39),
                     Severity::Critical,
                     "security",
                     "The order lookup interpolates `order_ref` into the SQL text."
                 ),
                 (
+                    "app/services/ledger.py",
                     Some(57),
                     Severity::Medium,
                     "bug",

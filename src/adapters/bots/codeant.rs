@@ -9,7 +9,7 @@
 use crate::adapters::read::inline::{self, Status};
 use crate::adapters::read::taxonomy::{self, NativeCategory};
 use crate::adapters::read::{html, markdown};
-use crate::adapters::{Activity, Adapter, AdapterOutput, Identity, Signal};
+use crate::adapters::{Adapter, AdapterOutput, Identity, Signal};
 use crate::api::PrSnapshot;
 use crate::model::{Category, Severity};
 
@@ -28,6 +28,9 @@ const COMPLETED: &[&str] = &[
     "codeant ai finished running the review",
     "incremental review completed",
 ];
+
+/// The status comment of a review that has started.
+const STARTED: &[&str] = &["codeant ai is reviewing"];
 
 pub struct CodeAnt;
 
@@ -53,41 +56,23 @@ impl Adapter for CodeAnt {
 
     fn parse(&self, snapshot: &PrSnapshot, logins: &[String]) -> AdapterOutput {
         let identity = Identity::new(logins, self.user_ids());
-        let mut activity = Activity::new(snapshot.head_sha());
-        let mut out = AdapterOutput::default();
-        inline::read_comments(
-            snapshot,
-            &identity,
-            &mut activity,
-            &mut out,
-            |comment, anchor| {
-                let body = markdown::normalize_newlines(&comment.body);
-                let (claim, tag) = suggestion(&body)?;
-                let title = inline::sentence_title(&claim).ok_or("no suggestion text")?;
-                Ok(inline::finding(
-                    ID,
-                    comment,
-                    anchor,
-                    severity_level(&body).unwrap_or(Severity::Medium),
-                    &title,
-                    tag.as_deref().map_or(NativeCategory::none(), tag_category),
-                    &claim,
-                ))
-            },
-        );
-        inline::note_statuses(snapshot, &identity, status, &mut activity, &mut out);
-        out.set_coverage(&activity);
-        out
+        inline::parse(snapshot, &identity, status, |comment, anchor| {
+            let body = markdown::normalize_newlines(&comment.body);
+            let (claim, tag) = suggestion(&body)?;
+            let severity = severity_level(&body);
+            let native = tag.as_deref().map_or(NativeCategory::none(), tag_category);
+            inline::claim_finding(ID, comment, anchor, severity, native, &claim)
+                .ok_or_else(|| "no suggestion text".to_owned())
+        })
     }
 }
 
 fn status(body: &str) -> Status {
-    let lower = body.to_lowercase();
     if inline::is_notice(body, DECLINED) {
         Status::Declined
-    } else if COMPLETED.iter().any(|p| lower.contains(p)) {
+    } else if inline::mentions(body, COMPLETED) {
         Status::Done(inline::commit_after(body, "reviewing commit"))
-    } else if lower.contains("codeant ai is reviewing") {
+    } else if inline::mentions(body, STARTED) {
         Status::Started
     } else {
         Status::Other
@@ -209,28 +194,19 @@ mod tests {
     #[test]
     fn sample_comments() {
         let out = fixture::parse(&CodeAnt, "bots/codeant");
-        let got: Vec<_> = out
-            .findings
-            .iter()
-            .map(|f| {
-                (
-                    f.evidence.line,
-                    f.severity,
-                    f.category.as_str(),
-                    f.provenance.category_source,
-                )
-            })
-            .collect();
+        let got = fixture::places_and(&out.findings, |f| f.provenance.category_source);
         assert_eq!(
             got,
             vec![
                 (
+                    "app/services/discovery.py",
                     Some(220),
                     Severity::High,
                     "bug",
                     Some(CategorySource::TypeLabel)
                 ),
                 (
+                    "app/db/queries.py",
                     Some(39),
                     Severity::Critical,
                     "security",

@@ -77,7 +77,8 @@ impl Adapter for Codex {
             },
         );
         clean_verdicts(snapshot, &identity, &mut activity);
-        inline::note_activity(snapshot, &identity, DECLINED, &mut activity, &mut out);
+        let status = inline::declines(DECLINED);
+        inline::note_statuses(snapshot, &identity, status, &mut activity, &mut out);
         out.set_coverage(&activity);
         out
     }
@@ -87,10 +88,7 @@ impl Adapter for Codex {
 /// \`339ce6e7c4\``), else of the commit that was the head when it was posted.
 fn clean_verdicts(snapshot: &PrSnapshot, identity: &Identity, activity: &mut Activity) {
     const WHAT: &str = "comment \"no major issues\"";
-    let is_clean = |body: &str| {
-        let lower = body.to_lowercase().replace('\u{2019}', "'");
-        CLEAN.iter().any(|phrase| lower.contains(phrase))
-    };
+    let is_clean = |body: &str| inline::mentions(&body.replace('\u{2019}', "'"), CLEAN);
     for comment in &snapshot.issue_comments {
         let body = comment.body.as_deref().unwrap_or("");
         if !identity.matches(comment.user.as_ref()) || !is_clean(body) {
@@ -162,18 +160,7 @@ mod tests {
     fn sample_inline_comments() {
         let out = fixture::parse(&Codex, "bots/codex");
         assert!(out.malformed.is_empty(), "{:?}", out.malformed);
-        let got: Vec<_> = out
-            .findings
-            .iter()
-            .map(|f| {
-                (
-                    f.evidence.file.as_str(),
-                    f.evidence.line,
-                    f.severity,
-                    f.category.as_str(),
-                )
-            })
-            .collect();
+        let got = fixture::places(&out.findings);
         assert_eq!(
             got,
             vec![

@@ -5,10 +5,10 @@
 //! (`**N issues found** across M files`, with a prompt that repeats the inline comments) is a
 //! finished review, never a finding. Formats: docs/adapters.md (research captures).
 
-use crate::adapters::read::inline::{self, Status};
+use crate::adapters::read::inline;
 use crate::adapters::read::markdown;
 use crate::adapters::read::taxonomy::{self, NativeCategory};
-use crate::adapters::{Activity, Adapter, AdapterOutput, Identity, Signal};
+use crate::adapters::{Adapter, AdapterOutput, Identity, Signal};
 use crate::api::PrSnapshot;
 use crate::model::Severity;
 
@@ -46,47 +46,23 @@ impl Adapter for Cubic {
 
     fn parse(&self, snapshot: &PrSnapshot, logins: &[String]) -> AdapterOutput {
         let identity = Identity::new(logins, self.user_ids());
-        let mut activity = Activity::new(snapshot.head_sha());
-        let mut out = AdapterOutput::default();
-        inline::read_comments(
-            snapshot,
-            &identity,
-            &mut activity,
-            &mut out,
-            |comment, anchor| {
-                let body = markdown::normalize_newlines(&comment.body);
-                let markers = markdown::html_comments(&body);
-                let visible = markdown::strip_hidden(&body);
-                let (severity, claim) = priority_prefix(&visible);
-                let title = inline::sentence_title(claim).ok_or("no claim after the priority")?;
-                let mut finding = inline::finding(
-                    ID,
-                    comment,
-                    anchor,
-                    severity.unwrap_or(Severity::Medium),
-                    &title,
-                    NativeCategory::none(),
-                    claim,
-                );
-                if let Some(confidence) = markers.iter().find_map(|m| confidence(m)) {
-                    finding.confidence = confidence;
-                }
-                if let Some(id) = markers.iter().find_map(|m| m.strip_prefix("cubic:v=")) {
-                    finding.finding_id = format!("cubic:{}", id.trim());
-                }
-                Ok(finding)
-            },
-        );
-        let status = |body: &str| {
-            if inline::is_notice(body, DECLINED) {
-                Status::Declined
-            } else {
-                Status::Other
+        let status = inline::declines(DECLINED);
+        inline::parse(snapshot, &identity, status, |comment, anchor| {
+            let body = markdown::normalize_newlines(&comment.body);
+            let markers = markdown::html_comments(&body);
+            let visible = markdown::strip_hidden(&body);
+            let (severity, claim) = priority_prefix(&visible);
+            let none = NativeCategory::none();
+            let mut finding = inline::claim_finding(ID, comment, anchor, severity, none, claim)
+                .ok_or("no claim after the priority")?;
+            if let Some(confidence) = markers.iter().find_map(|m| confidence(m)) {
+                finding.confidence = confidence;
             }
-        };
-        inline::note_statuses(snapshot, &identity, status, &mut activity, &mut out);
-        out.set_coverage(&activity);
-        out
+            if let Some(id) = markers.iter().find_map(|m| m.strip_prefix("cubic:v=")) {
+                finding.finding_id = format!("cubic:{}", id.trim());
+            }
+            Ok(finding)
+        })
     }
 }
 
@@ -132,19 +108,7 @@ mod tests {
     #[test]
     fn sample_inline_comments() {
         let out = fixture::parse(&Cubic, "bots/cubic");
-        let got: Vec<_> = out
-            .findings
-            .iter()
-            .map(|f| {
-                (
-                    f.evidence.file.as_str(),
-                    f.evidence.line,
-                    f.severity,
-                    f.category.as_str(),
-                    f.confidence,
-                )
-            })
-            .collect();
+        let got = fixture::places_and(&out.findings, |f| f.confidence);
         assert_eq!(
             got,
             vec![

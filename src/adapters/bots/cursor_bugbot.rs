@@ -10,7 +10,7 @@ use crate::adapters::read::html::between;
 use crate::adapters::read::inline;
 use crate::adapters::read::markdown;
 use crate::adapters::read::taxonomy::NativeCategory;
-use crate::adapters::{Activity, Adapter, AdapterOutput, Identity, Signal};
+use crate::adapters::{Adapter, AdapterOutput, Identity, Signal};
 use crate::api::PrSnapshot;
 use crate::model::{Category, NormalizedFinding, Severity};
 
@@ -45,52 +45,44 @@ impl Adapter for CursorBugbot {
 
     fn parse(&self, snapshot: &PrSnapshot, logins: &[String]) -> AdapterOutput {
         let identity = Identity::new(logins, self.user_ids());
-        let mut activity = Activity::new(snapshot.head_sha());
-        let mut out = AdapterOutput::default();
         // finding_id -> the copy's anchor is outdated
         let mut outdated: HashMap<u64, bool> = HashMap::new();
-        inline::read_comments(
-            snapshot,
-            &identity,
-            &mut activity,
-            &mut out,
-            |comment, anchor| {
-                let bug = read_body(&comment.body)?;
-                let explanation = if bug.description.is_empty() {
-                    markdown::strip_hidden(&markdown::normalize_newlines(&comment.body))
-                } else {
-                    bug.description.clone()
-                };
-                // A comment without a head line (file-level) still names its range in
-                // LOCATIONS.
-                let mut anchor = anchor.clone();
-                if anchor.line.is_none() && !anchor.outdated {
-                    if let Some((_, start, end)) = bug
-                        .locations
-                        .iter()
-                        .find(|(path, _, _)| *path == anchor.file)
-                    {
-                        anchor.line = Some(*start);
-                        anchor.end_line = Some(*end);
-                    }
+        let status = inline::declines(DECLINED);
+        let mut out = inline::parse(snapshot, &identity, status, |comment, anchor| {
+            let bug = read_body(&comment.body)?;
+            let explanation = if bug.description.is_empty() {
+                markdown::strip_hidden(&markdown::normalize_newlines(&comment.body))
+            } else {
+                bug.description.clone()
+            };
+            // A comment without a head line (file-level) still names its range in LOCATIONS.
+            let mut anchor = anchor.clone();
+            if anchor.line.is_none() && !anchor.outdated {
+                if let Some((_, start, end)) = bug
+                    .locations
+                    .iter()
+                    .find(|(path, _, _)| *path == anchor.file)
+                {
+                    anchor.line = Some(*start);
+                    anchor.end_line = Some(*end);
                 }
-                let mut finding = inline::finding(
-                    self.id(),
-                    comment,
-                    &anchor,
-                    bug.severity.unwrap_or(Severity::Medium),
-                    &bug.title,
-                    NativeCategory::weak(Category::Bug),
-                    &explanation,
-                );
-                if let Some(id) = bug.bug_id {
-                    finding.stable_id = Some(id.clone());
-                    finding.finding_id = id;
-                }
-                outdated.insert(comment.id, anchor.outdated);
-                Ok(finding)
-            },
-        );
+            }
+            let mut finding = inline::finding(
+                self.id(),
+                comment,
+                &anchor,
+                bug.severity.unwrap_or(Severity::Medium),
+                &bug.title,
+                NativeCategory::weak(Category::Bug),
+                &explanation,
+            );
+            if let Some(id) = bug.bug_id {
+                finding.stable_id = Some(id.clone());
+                finding.finding_id = id;
+            }
+            outdated.insert(comment.id, anchor.outdated);
+            Ok(finding)
+        });
         let before = out.findings.len();
         out.findings = dedup_by_bug_id(std::mem::take(&mut out.findings), &outdated);
         if out.findings.len() < before {
@@ -99,8 +91,6 @@ impl Adapter for CursorBugbot {
                 before - out.findings.len()
             ));
         }
-        inline::note_activity(snapshot, &identity, DECLINED, &mut activity, &mut out);
-        out.set_coverage(&activity);
         out
     }
 }

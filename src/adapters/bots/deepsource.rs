@@ -8,7 +8,7 @@
 use crate::adapters::read::inline;
 use crate::adapters::read::taxonomy::NativeCategory;
 use crate::adapters::read::{html, markdown};
-use crate::adapters::{Activity, Adapter, AdapterOutput, Identity, Signal};
+use crate::adapters::{Adapter, AdapterOutput, Identity, Signal};
 use crate::api::PrSnapshot;
 use crate::model::{Category, Severity};
 
@@ -34,40 +34,30 @@ impl Adapter for DeepSource {
 
     fn parse(&self, snapshot: &PrSnapshot, logins: &[String]) -> AdapterOutput {
         let identity = Identity::new(logins, self.user_ids());
-        let mut activity = Activity::new(snapshot.head_sha());
-        let mut out = AdapterOutput::default();
-        inline::read_comments(
-            snapshot,
-            &identity,
-            &mut activity,
-            &mut out,
-            |comment, anchor| {
-                let body = markdown::normalize_newlines(&comment.body);
-                let header = read_header(&body).ok_or("no DeepSource `<h3>` title")?;
-                if header.title.is_empty() {
-                    return Err("empty DeepSource title".to_owned());
-                }
-                let native = header
-                    .category
-                    .map_or_else(NativeCategory::none, NativeCategory::strong);
-                let mut finding = inline::finding(
-                    self.id(),
-                    comment,
-                    anchor,
-                    header.severity.unwrap_or(Severity::Medium),
-                    &header.title,
-                    native,
-                    &header.explanation,
-                );
-                if let Some(id) = header.id.filter(|id| !id.is_empty()) {
-                    finding.finding_id = id;
-                }
-                Ok(finding)
-            },
-        );
-        inline::note_activity(snapshot, &identity, &[], &mut activity, &mut out);
-        out.set_coverage(&activity);
-        out
+        let status = inline::declines(&[]);
+        inline::parse(snapshot, &identity, status, |comment, anchor| {
+            let body = markdown::normalize_newlines(&comment.body);
+            let header = read_header(&body).ok_or("no DeepSource `<h3>` title")?;
+            if header.title.is_empty() {
+                return Err("empty DeepSource title".to_owned());
+            }
+            let native = header
+                .category
+                .map_or_else(NativeCategory::none, NativeCategory::strong);
+            let mut finding = inline::finding(
+                self.id(),
+                comment,
+                anchor,
+                header.severity.unwrap_or(Severity::Medium),
+                &header.title,
+                native,
+                &header.explanation,
+            );
+            if let Some(id) = header.id.filter(|id| !id.is_empty()) {
+                finding.finding_id = id;
+            }
+            Ok(finding)
+        })
     }
 }
 
@@ -96,7 +86,7 @@ pub(crate) fn read_header(body: &str) -> Option<DeepSourceHeader> {
         .map(|img| img.src)
         .collect();
     let severity = srcs.iter().find_map(|src| {
-        let name = file_stem(src);
+        let name = html::src_stem(src);
         let level = name
             .strip_prefix("severity_indicator_")
             .or_else(|| name.strip_prefix("severity_"))?;
@@ -109,7 +99,7 @@ pub(crate) fn read_header(body: &str) -> Option<DeepSourceHeader> {
     });
     let category = srcs
         .iter()
-        .find_map(|src| category(file_stem(src).strip_prefix("category_")?));
+        .find_map(|src| category(html::src_stem(src).strip_prefix("category_")?));
     Some(DeepSourceHeader {
         id: html::between(body, "<!-- DeepSource: id=", "-->").map(|id| id.trim().to_owned()),
         title,
@@ -122,12 +112,6 @@ pub(crate) fn read_header(body: &str) -> Option<DeepSourceHeader> {
             .trim()
             .to_owned(),
     })
-}
-
-fn file_stem(src: &str) -> &str {
-    let path = src.split(['?', '#']).next().unwrap_or(src);
-    let file = path.rsplit('/').next().unwrap_or(path);
-    file.strip_suffix(".svg").unwrap_or(file)
 }
 
 /// DeepSource's issue categories (only `typecheck` is confirmed in a capture).
@@ -153,19 +137,7 @@ mod tests {
     #[test]
     fn sample_inline_comments() {
         let out = fixture::parse(&DeepSource, "bots/deepsource");
-        let got: Vec<_> = out
-            .findings
-            .iter()
-            .map(|f| {
-                (
-                    f.evidence.file.as_str(),
-                    f.evidence.line,
-                    f.severity,
-                    f.category.as_str(),
-                    f.title.as_str(),
-                )
-            })
-            .collect();
+        let got = fixture::places_and(&out.findings, |f| f.title.as_str());
         assert_eq!(
             got,
             vec![

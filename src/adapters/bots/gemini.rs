@@ -4,10 +4,9 @@
 //! the first sentence of the prose is the title. The summary (issue comment or review) and the
 //! `## Code Review` overview review carry no per-line findings and are never read.
 
-use crate::adapters::read::inline;
-use crate::adapters::read::markdown;
 use crate::adapters::read::taxonomy::NativeCategory;
-use crate::adapters::{Activity, Adapter, AdapterOutput, Identity};
+use crate::adapters::read::{html, inline, markdown};
+use crate::adapters::{Adapter, AdapterOutput, Identity};
 use crate::api::PrSnapshot;
 use crate::model::Severity;
 
@@ -40,30 +39,14 @@ impl Adapter for Gemini {
 
     fn parse(&self, snapshot: &PrSnapshot, logins: &[String]) -> AdapterOutput {
         let identity = Identity::new(logins, self.user_ids());
-        let mut activity = Activity::new(snapshot.head_sha());
-        let mut out = AdapterOutput::default();
-        inline::read_comments(
-            snapshot,
-            &identity,
-            &mut activity,
-            &mut out,
-            |comment, anchor| {
-                let body = markdown::normalize_newlines(&comment.body);
-                let (severity, rest) = read_badge(&body);
-                let title =
-                    inline::sentence_title(rest).ok_or("no text after the severity badge")?;
-                Ok(inline::finding(
-                    self.id(),
-                    comment,
-                    anchor,
-                    severity.unwrap_or(Severity::Medium),
-                    &title,
-                    NativeCategory::none(),
-                    rest,
-                ))
-            },
-        );
-        inline::note_activity(snapshot, &identity, DECLINED, &mut activity, &mut out);
+        let status = inline::declines(DECLINED);
+        let mut out = inline::parse(snapshot, &identity, status, |comment, anchor| {
+            let body = markdown::normalize_newlines(&comment.body);
+            let (severity, rest) = read_badge(&body);
+            let none = NativeCategory::none();
+            inline::claim_finding(self.id(), comment, anchor, severity, none, rest)
+                .ok_or_else(|| "no text after the severity badge".to_owned())
+        });
         let sunset = snapshot.issue_comments.iter().any(|c| {
             identity.matches(c.user.as_ref())
                 && inline::is_notice(c.body.as_deref().unwrap_or(""), &[SUNSET])
@@ -74,7 +57,6 @@ impl Adapter for Gemini {
                     .to_owned(),
             );
         }
-        out.set_coverage(&activity);
         out
     }
 }
@@ -91,18 +73,11 @@ pub(crate) fn read_badge(body: &str) -> (Option<Severity>, &str) {
     let Some((url, rest)) = rest.split_once(')') else {
         return (None, body);
     };
-    let severity = severity_word(alt).or_else(|| severity_word(url_stem(url)));
+    let severity = severity_word(alt).or_else(|| severity_word(html::src_stem(url)));
     match severity {
         Some(severity) => (Some(severity), rest),
         None => (None, body),
     }
-}
-
-/// `https://…/high-priority.svg?x` -> `high-priority`.
-fn url_stem(url: &str) -> &str {
-    let path = url.split(['?', '#']).next().unwrap_or(url);
-    let file = path.rsplit('/').next().unwrap_or(path);
-    file.rsplit_once('.').map_or(file, |(stem, _)| stem)
 }
 
 /// `critical`, `high-priority`, `Medium`, … -> the severity.
@@ -287,18 +262,7 @@ mod tests {
             .notes
             .iter()
             .any(|n| n.contains("2561205503") && n.contains("empty")));
-        let got: Vec<_> = extraction
-            .findings
-            .iter()
-            .map(|f| {
-                (
-                    f.evidence.file.as_str(),
-                    f.evidence.line,
-                    f.severity,
-                    f.category.as_str(),
-                )
-            })
-            .collect();
+        let got = fixture::places(&extraction.findings);
         assert_eq!(
             got,
             vec![

@@ -4,11 +4,9 @@
 //! comment's opening (a `Severity: high` line, a leading `**Critical:**`, `Nit:`…), else
 //! medium (`read/prose.rs`); the category from the taxonomy (path rules, then keywords).
 
-use crate::adapters::read::taxonomy::NativeCategory;
-use crate::adapters::read::{inline, prose};
-use crate::adapters::{bot_name, Activity, Adapter, AdapterOutput, Identity, Signal};
+use crate::adapters::read::inline;
+use crate::adapters::{bot_name, Adapter, AdapterOutput, Identity, Signal};
 use crate::api::PrSnapshot;
-use crate::model::Severity;
 
 pub struct Generic;
 
@@ -34,33 +32,11 @@ impl Adapter for Generic {
 
     fn parse(&self, snapshot: &PrSnapshot, logins: &[String]) -> AdapterOutput {
         let identity = Identity::new(logins, self.user_ids());
-        let mut activity = Activity::new(snapshot.head_sha());
-        let mut out = AdapterOutput::default();
-        inline::read_comments(
-            snapshot,
-            &identity,
-            &mut activity,
-            &mut out,
-            |comment, anchor| {
-                let prose = prose::read(&comment.body)?;
-                let login = comment.user.as_ref().map_or("", |u| u.login.as_str());
-                let bot = bot_name(login);
-                let mut finding = inline::finding(
-                    &bot,
-                    comment,
-                    anchor,
-                    prose.severity.unwrap_or(Severity::Medium),
-                    &prose.title,
-                    NativeCategory::none(),
-                    &prose.explanation,
-                );
-                finding.nitpick = prose.nitpick;
-                Ok(finding)
-            },
-        );
-        inline::note_activity(snapshot, &identity, &[], &mut activity, &mut out);
-        out.set_coverage(&activity);
-        out
+        let status = inline::declines(&[]);
+        inline::parse(snapshot, &identity, status, |comment, anchor| {
+            let login = comment.user.as_ref().map_or("", |u| u.login.as_str());
+            inline::prose_finding(&bot_name(login), comment, anchor)
+        })
     }
 }
 
@@ -68,7 +44,7 @@ impl Adapter for Generic {
 mod tests {
     use super::*;
     use crate::adapters::{fixture, ExtractOptions};
-    use crate::model::{Coverage, SourceState};
+    use crate::model::{Coverage, Severity, SourceState};
 
     /// A user-mapped login: findings named after the login without `[bot]`; human comments
     /// and other bots ignored; the empty body reported as malformed.
@@ -80,26 +56,14 @@ mod tests {
             "bots/generic",
             &ExtractOptions::default(),
         );
-        let got: Vec<_> = extraction
-            .findings
-            .iter()
-            .map(|f| {
-                (
-                    f.bot.as_str(),
-                    f.evidence.line,
-                    f.severity,
-                    f.category.as_str(),
-                    f.title.as_str(),
-                )
-            })
-            .collect();
+        let got = fixture::places_and(&extraction.findings, |f| (f.bot.as_str(), f.title.as_str()));
         assert_eq!(
             got,
             vec![
-                ("acme-reviewer", Some(31), Severity::Critical, "security", "SQL injection through string formatting."),
-                ("acme-reviewer", Some(40), Severity::Low, "style", "Nit: the variable name tmp2 says nothing about what it holds."),
-                ("acme-reviewer", Some(47), Severity::High, "other", "The retry loop never sleeps, so an outage makes it spin and hammer the provider."),
-                ("acme-reviewer", Some(12), Severity::Medium, "docs", "This docstring still describes the old return value."),
+                ("app/api/payouts.py", Some(31), Severity::Critical, "security", ("acme-reviewer", "SQL injection through string formatting.")),
+                ("app/api/payouts.py", Some(40), Severity::Low, "style", ("acme-reviewer", "Nit: the variable name tmp2 says nothing about what it holds.")),
+                ("app/services/reconcile.py", Some(47), Severity::High, "other", ("acme-reviewer", "The retry loop never sleeps, so an outage makes it spin and hammer the provider.")),
+                ("app/services/reconcile.py", Some(12), Severity::Medium, "docs", ("acme-reviewer", "This docstring still describes the old return value.")),
             ]
         );
         assert!(extraction.findings[1].nitpick);

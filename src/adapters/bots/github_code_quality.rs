@@ -12,7 +12,7 @@ use pulldown_cmark::{Event, Parser, Tag, TagEnd};
 use crate::adapters::read::inline;
 use crate::adapters::read::taxonomy::{self, NativeCategory};
 use crate::adapters::read::{html, markdown};
-use crate::adapters::{Activity, Adapter, AdapterOutput, Identity, Signal};
+use crate::adapters::{Adapter, AdapterOutput, Identity, Signal};
 use crate::api::PrSnapshot;
 use crate::model::{Category, Severity};
 
@@ -40,36 +40,26 @@ impl Adapter for GithubCodeQuality {
 
     fn parse(&self, snapshot: &PrSnapshot, logins: &[String]) -> AdapterOutput {
         let identity = Identity::new(logins, self.user_ids());
-        let mut activity = Activity::new(snapshot.head_sha());
-        let mut out = AdapterOutput::default();
-        inline::read_comments(
-            snapshot,
-            &identity,
-            &mut activity,
-            &mut out,
-            |comment, anchor| {
-                let body = markdown::normalize_newlines(&comment.body);
-                let read = read_body(&body)?;
-                let mut finding = inline::finding(
-                    ID,
-                    comment,
-                    anchor,
-                    read.severity.unwrap_or(Severity::Medium),
-                    &read.title,
-                    NativeCategory {
-                        strong: read.metric,
-                        weak: None,
-                    },
-                    &read.explanation,
-                );
-                finding.evidence.symbol = read.rule.unwrap_or_default();
-                Ok(finding)
-            },
-        );
         // Reviews wrap the inline comments; the coverage comment is not a review.
-        inline::note_activity(snapshot, &identity, &[], &mut activity, &mut out);
-        out.set_coverage(&activity);
-        out
+        let status = inline::declines(&[]);
+        inline::parse(snapshot, &identity, status, |comment, anchor| {
+            let body = markdown::normalize_newlines(&comment.body);
+            let read = read_body(&body)?;
+            let mut finding = inline::finding(
+                ID,
+                comment,
+                anchor,
+                read.severity.unwrap_or(Severity::Medium),
+                &read.title,
+                NativeCategory {
+                    strong: read.metric,
+                    weak: None,
+                },
+                &read.explanation,
+            );
+            finding.evidence.symbol = read.rule.unwrap_or_default();
+            Ok(finding)
+        })
     }
 }
 
@@ -229,20 +219,9 @@ mod tests {
     #[test]
     fn sample_inline_comments() {
         let out = fixture::parse(&GithubCodeQuality, "bots/github-code-quality");
-        let got: Vec<_> = out
-            .findings
-            .iter()
-            .map(|f| {
-                (
-                    f.evidence.file.as_str(),
-                    f.evidence.line,
-                    f.severity,
-                    f.category.as_str(),
-                    f.title.as_str(),
-                    f.evidence.symbol.as_str(),
-                )
-            })
-            .collect();
+        let got = fixture::places_and(&out.findings, |f| {
+            (f.title.as_str(), f.evidence.symbol.as_str())
+        });
         assert_eq!(
             got,
             vec![
@@ -251,24 +230,24 @@ mod tests {
                     Some(12),
                     Severity::Low,
                     "maintainability",
-                    "Unused import",
-                    "py/unused-import"
+                    ("Unused import", "py/unused-import")
                 ),
                 (
                     "app/services/ledger.py",
                     Some(78),
                     Severity::Medium,
                     "bug",
-                    "Unreachable except block",
-                    "py/unreachable-except"
+                    ("Unreachable except block", "py/unreachable-except")
                 ),
                 (
                     "web/src/components/CheckoutForm.tsx",
                     Some(25),
                     Severity::Info,
                     "maintainability",
-                    "Useless assignment to local variable",
-                    "js/useless-assignment-to-local"
+                    (
+                        "Useless assignment to local variable",
+                        "js/useless-assignment-to-local"
+                    )
                 ),
             ]
         );

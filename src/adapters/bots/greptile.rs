@@ -9,7 +9,7 @@
 use crate::adapters::read::inline::{self, Status};
 use crate::adapters::read::taxonomy::{self, NativeCategory};
 use crate::adapters::read::{html, markdown};
-use crate::adapters::{Activity, Adapter, AdapterOutput, Identity, Signal};
+use crate::adapters::{Adapter, AdapterOutput, Identity, Signal};
 use crate::api::PrSnapshot;
 use crate::model::{Category, Severity};
 
@@ -46,30 +46,19 @@ impl Adapter for Greptile {
 
     fn parse(&self, snapshot: &PrSnapshot, logins: &[String]) -> AdapterOutput {
         let identity = Identity::new(logins, self.user_ids());
-        let mut activity = Activity::new(snapshot.head_sha());
-        let mut out = AdapterOutput::default();
-        inline::read_comments(
-            snapshot,
-            &identity,
-            &mut activity,
-            &mut out,
-            |comment, anchor| {
-                let body = markdown::normalize_newlines(&comment.body);
-                let (severity, native, title, explanation) = read_body(&body)?;
-                Ok(inline::finding(
-                    self.id(),
-                    comment,
-                    anchor,
-                    severity,
-                    &title,
-                    native,
-                    &explanation,
-                ))
-            },
-        );
-        inline::note_statuses(snapshot, &identity, status, &mut activity, &mut out);
-        out.set_coverage(&activity);
-        out
+        inline::parse(snapshot, &identity, status, |comment, anchor| {
+            let body = markdown::normalize_newlines(&comment.body);
+            let (severity, native, title, explanation) = read_body(&body)?;
+            Ok(inline::finding(
+                self.id(),
+                comment,
+                anchor,
+                severity,
+                &title,
+                native,
+                &explanation,
+            ))
+        })
     }
 }
 
@@ -122,11 +111,8 @@ fn read_body(body: &str) -> Result<(Severity, NativeCategory, String, String), S
 pub(crate) fn read_priority(body: &str) -> Option<Severity> {
     let first_line = body.trim_start().lines().next().unwrap_or("");
     html::images(first_line).iter().find_map(|img| {
-        taxonomy::priority_severity(&img.alt).or_else(|| {
-            let path = img.src.split(['?', '#']).next().unwrap_or("");
-            let file = path.rsplit('/').next().unwrap_or("");
-            taxonomy::priority_severity(file.strip_suffix(".svg").unwrap_or(file))
-        })
+        taxonomy::priority_severity(&img.alt)
+            .or_else(|| taxonomy::priority_severity(html::src_stem(&img.src)))
     })
 }
 
@@ -178,19 +164,7 @@ mod tests {
     #[test]
     fn sample_inline_comments() {
         let out = fixture::parse(&Greptile, "bots/greptile");
-        let got: Vec<_> = out
-            .findings
-            .iter()
-            .map(|f| {
-                (
-                    f.evidence.file.as_str(),
-                    f.evidence.line,
-                    f.severity,
-                    f.category.as_str(),
-                    f.title.as_str(),
-                )
-            })
-            .collect();
+        let got = fixture::places_and(&out.findings, |f| f.title.as_str());
         assert_eq!(
             got,
             vec![

@@ -11,7 +11,7 @@ use crate::adapters::read::inline::{self, Status};
 use crate::adapters::read::taxonomy::{self, NativeCategory};
 use crate::adapters::read::{html, markdown};
 use crate::adapters::{
-    category_for, detail_from, Activity, Adapter, AdapterOutput, Identity, Meaning, Signal,
+    category_for, detail_from, Adapter, AdapterOutput, Identity, Meaning, Signal,
 };
 use crate::api::{IssueComment, PrSnapshot};
 use crate::model::{Category, NormalizedFinding, Provenance, Severity};
@@ -62,26 +62,18 @@ impl Adapter for Kodus {
 
     fn parse(&self, snapshot: &PrSnapshot, logins: &[String]) -> AdapterOutput {
         let identity = Identity::new(logins, self.user_ids());
-        let mut activity = Activity::new(snapshot.head_sha());
-        let mut out = AdapterOutput::default();
-        inline::read_comments(
-            snapshot,
-            &identity,
-            &mut activity,
-            &mut out,
-            |comment, anchor| {
-                let read = read_body(&comment.body)?;
-                Ok(inline::finding(
-                    ID,
-                    comment,
-                    anchor,
-                    read.severity.unwrap_or(Severity::Medium),
-                    &read.title,
-                    read.native,
-                    &read.explanation,
-                ))
-            },
-        );
+        let mut out = inline::parse(snapshot, &identity, status, |comment, anchor| {
+            let read = read_body(&comment.body)?;
+            Ok(inline::finding(
+                ID,
+                comment,
+                anchor,
+                read.severity.unwrap_or(Severity::Medium),
+                &read.title,
+                read.native,
+                &read.explanation,
+            ))
+        });
         for comment in &snapshot.issue_comments {
             if !identity.matches(comment.user.as_ref()) {
                 continue;
@@ -97,8 +89,6 @@ impl Adapter for Kodus {
                     .push(format!("issue comment {}: {reason}", comment.id)),
             }
         }
-        inline::note_statuses(snapshot, &identity, status, &mut activity, &mut out);
-        out.set_coverage(&activity);
         out
     }
 }
@@ -106,9 +96,7 @@ impl Adapter for Kodus {
 /// A failure or quota notice declines; the "Code Review Complete" status comment, or a
 /// PR-level suggestion, is a finished review.
 fn status(body: &str) -> Status {
-    let lower = body.to_lowercase();
-    let completed =
-        body.len() <= inline::NOTICE_MAX_BYTES && COMPLETED.iter().any(|p| lower.contains(p));
+    let completed = body.len() <= inline::NOTICE_MAX_BYTES && inline::mentions(body, COMPLETED);
     if inline::is_notice(body, DECLINED) {
         Status::Declined
     } else if completed || has_kody_badge(body) {
@@ -273,19 +261,7 @@ mod tests {
     #[test]
     fn sample_comments() {
         let out = fixture::parse(&Kodus, "bots/kodus");
-        let got: Vec<_> = out
-            .findings
-            .iter()
-            .map(|f| {
-                (
-                    f.evidence.file.as_str(),
-                    f.evidence.line,
-                    f.severity,
-                    f.category.as_str(),
-                    f.provenance.category_source,
-                )
-            })
-            .collect();
+        let got = fixture::places_and(&out.findings, |f| f.provenance.category_source);
         assert_eq!(
             got,
             vec![

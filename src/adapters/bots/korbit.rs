@@ -9,7 +9,7 @@
 use crate::adapters::read::inline;
 use crate::adapters::read::taxonomy::{self, NativeCategory};
 use crate::adapters::read::{html, markdown, prose};
-use crate::adapters::{Activity, Adapter, AdapterOutput, Identity};
+use crate::adapters::{Adapter, AdapterOutput, Identity};
 use crate::api::PrSnapshot;
 use crate::model::{Category, Severity};
 
@@ -36,46 +36,36 @@ impl Adapter for Korbit {
 
     fn parse(&self, snapshot: &PrSnapshot, logins: &[String]) -> AdapterOutput {
         let identity = Identity::new(logins, self.user_ids());
-        let mut activity = Activity::new(snapshot.head_sha());
-        let mut out = AdapterOutput::default();
-        inline::read_comments(
-            snapshot,
-            &identity,
-            &mut activity,
-            &mut out,
-            |comment, anchor| {
-                let body = markdown::normalize_newlines(&comment.body);
-                let (severity, native) = badges(&body);
-                let prose = prose::read(&body)?;
-                // `<details><summary>Title</summary>explanation</details>` when the prose
-                // has no bold title of its own.
-                let summary_block = markdown::details_blocks(&body, &markdown::mask_code(&body))
-                    .into_iter()
-                    .find(|d| d.depth == 0 && !d.summary.is_empty())
-                    .filter(|_| markdown::first_bold_span(&body).is_none());
-                let (title, explanation) = match summary_block {
-                    Some(block) => (
-                        block.summary,
-                        body.get(block.inner).unwrap_or("").to_owned(),
-                    ),
-                    None => (prose.title, prose.explanation),
-                };
-                let mut finding = inline::finding(
-                    ID,
-                    comment,
-                    anchor,
-                    severity.or(prose.severity).unwrap_or(Severity::Medium),
-                    &title,
-                    native,
-                    &explanation,
-                );
-                finding.nitpick = prose.nitpick;
-                Ok(finding)
-            },
-        );
-        inline::note_activity(snapshot, &identity, &[], &mut activity, &mut out);
-        out.coverage = activity.coverage();
-        out
+        let status = inline::declines(&[]);
+        inline::parse(snapshot, &identity, status, |comment, anchor| {
+            let body = markdown::normalize_newlines(&comment.body);
+            let (severity, native) = badges(&body);
+            let prose = prose::read(&body)?;
+            // `<details><summary>Title</summary>explanation</details>` when the prose
+            // has no bold title of its own.
+            let summary_block = markdown::details_blocks(&body, &markdown::mask_code(&body))
+                .into_iter()
+                .find(|d| d.depth == 0 && !d.summary.is_empty())
+                .filter(|_| markdown::first_bold_span(&body).is_none());
+            let (title, explanation) = match summary_block {
+                Some(block) => (
+                    block.summary,
+                    body.get(block.inner).unwrap_or("").to_owned(),
+                ),
+                None => (prose.title, prose.explanation),
+            };
+            let mut finding = inline::finding(
+                ID,
+                comment,
+                anchor,
+                severity.or(prose.severity).unwrap_or(Severity::Medium),
+                &title,
+                native,
+                &explanation,
+            );
+            finding.nitpick = prose.nitpick;
+            Ok(finding)
+        })
     }
 }
 
@@ -150,35 +140,25 @@ mod tests {
     #[test]
     fn old_comments_are_still_read() {
         let out = fixture::parse(&Korbit, "bots/korbit");
-        let got: Vec<_> = out
-            .findings
-            .iter()
-            .map(|f| {
-                (
-                    f.evidence.line,
-                    f.severity,
-                    f.category.as_str(),
-                    f.provenance.category_source,
-                    f.title.as_str(),
-                )
-            })
-            .collect();
+        let got = fixture::places_and(&out.findings, |f| {
+            (f.provenance.category_source, f.title.as_str())
+        });
         assert_eq!(
             got,
             vec![
                 (
+                    "app/services/fx_rates.py",
                     Some(33),
                     Severity::High,
                     "bug",
-                    Some(CategorySource::Native),
-                    "Missing rate raises KeyError"
+                    (Some(CategorySource::Native), "Missing rate raises KeyError")
                 ),
                 (
+                    "app/services/fx_rates.py",
                     Some(12),
                     Severity::Low,
                     "other",
-                    Some(CategorySource::Fallback),
-                    "Unclear helper name."
+                    (Some(CategorySource::Fallback), "Unclear helper name.")
                 ),
             ]
         );
@@ -186,6 +166,10 @@ mod tests {
             out.coverage,
             Coverage::Stale,
             "Korbit's last reviews are old"
+        );
+        assert_eq!(
+            out.coverage_signal.as_deref(),
+            Some("review on an older commit")
         );
     }
 }

@@ -11,7 +11,7 @@
 use crate::adapters::read::inline::{self, Status};
 use crate::adapters::read::markdown;
 use crate::adapters::read::taxonomy::{self, NativeCategory};
-use crate::adapters::{line_ranges, Activity, Adapter, AdapterOutput, Identity, Signal};
+use crate::adapters::{line_ranges, Adapter, AdapterOutput, Identity, Signal};
 use crate::api::{PrSnapshot, ReviewComment};
 use crate::model::Severity;
 
@@ -48,53 +48,34 @@ impl Adapter for Macroscope {
 
     fn parse(&self, snapshot: &PrSnapshot, logins: &[String]) -> AdapterOutput {
         let identity = Identity::new(logins, self.user_ids());
-        let mut activity = Activity::new(snapshot.head_sha());
-        let mut out = AdapterOutput::default();
         // Only `code_review` comments are findings; other surfaces are read and skipped.
         let is_review =
             |c: &ReviewComment| meta_kind(&c.body).is_none_or(|kind| kind == "code_review");
-        inline::read_comments_where(
-            snapshot,
-            &identity,
-            &mut activity,
-            &mut out,
-            is_review,
-            |comment, anchor| {
-                let body = markdown::normalize_newlines(&comment.body);
-                let visible = markdown::strip_hidden(&body);
-                let (severity, claim) = header(&visible);
-                let (claim, also) = split_also_found(claim);
-                let title = inline::sentence_title(&claim).ok_or("no claim after the header")?;
-                let mut finding = inline::finding(
-                    ID,
-                    comment,
-                    anchor,
-                    severity.unwrap_or(Severity::Medium),
-                    &title,
-                    NativeCategory::none(),
-                    &claim,
-                );
-                // Other sites in the same file are more loci of this finding.
-                finding.evidence.also = also
-                    .iter()
-                    .filter_map(|site| site.rsplit_once(':'))
-                    .filter(|(path, _)| *path == anchor.file)
-                    .flat_map(|(_, lines)| line_ranges(lines))
-                    .collect();
-                if !also.is_empty() {
-                    let extra = format!("(also found in: {})", also.join(", "));
-                    finding.detail =
-                        markdown::shorten(format!("{} {extra}", finding.detail).trim(), 480);
-                }
-                if let Some(variant) = meta_field(&body, "variant") {
-                    finding.finding_id = format!("macroscope:{variant}");
-                }
-                Ok(finding)
-            },
-        );
-        inline::note_statuses(snapshot, &identity, status, &mut activity, &mut out);
-        out.set_coverage(&activity);
-        out
+        inline::parse_where(snapshot, &identity, is_review, status, |comment, anchor| {
+            let body = markdown::normalize_newlines(&comment.body);
+            let visible = markdown::strip_hidden(&body);
+            let (severity, claim) = header(&visible);
+            let (claim, also) = split_also_found(claim);
+            let none = NativeCategory::none();
+            let mut finding = inline::claim_finding(ID, comment, anchor, severity, none, &claim)
+                .ok_or("no claim after the header")?;
+            // Other sites in the same file are more loci of this finding.
+            finding.evidence.also = also
+                .iter()
+                .filter_map(|site| site.rsplit_once(':'))
+                .filter(|(path, _)| *path == anchor.file)
+                .flat_map(|(_, lines)| line_ranges(lines))
+                .collect();
+            if !also.is_empty() {
+                let extra = format!("(also found in: {})", also.join(", "));
+                finding.detail =
+                    markdown::shorten(format!("{} {extra}", finding.detail).trim(), 480);
+            }
+            if let Some(variant) = meta_field(&body, "variant") {
+                finding.finding_id = format!("macroscope:{variant}");
+            }
+            Ok(finding)
+        })
     }
 }
 
@@ -204,18 +185,7 @@ mod tests {
     #[test]
     fn sample_comments() {
         let out = fixture::parse(&Macroscope, "bots/macroscope");
-        let got: Vec<_> = out
-            .findings
-            .iter()
-            .map(|f| {
-                (
-                    f.evidence.file.as_str(),
-                    f.evidence.line,
-                    f.severity,
-                    f.category.as_str(),
-                )
-            })
-            .collect();
+        let got = fixture::places(&out.findings);
         assert_eq!(
             got,
             vec![

@@ -9,7 +9,7 @@
 use crate::adapters::read::inline;
 use crate::adapters::read::taxonomy::{self, NativeCategory};
 use crate::adapters::read::{html, markdown};
-use crate::adapters::{Activity, Adapter, AdapterOutput, Identity, Meaning, Signal};
+use crate::adapters::{Adapter, AdapterOutput, Identity, Meaning, Signal};
 use crate::api::PrSnapshot;
 use crate::model::{Category, Severity};
 
@@ -44,41 +44,24 @@ impl Adapter for Sentry {
 
     fn parse(&self, snapshot: &PrSnapshot, logins: &[String]) -> AdapterOutput {
         let identity = Identity::new(logins, self.user_ids());
-        let mut activity = Activity::new(snapshot.head_sha());
-        let mut out = AdapterOutput::default();
-        inline::read_comments(
-            snapshot,
-            &identity,
-            &mut activity,
-            &mut out,
-            |comment, anchor| {
-                let body = markdown::normalize_newlines(&comment.body);
-                let (severity, confidence) = sub_labels(&body);
-                let visible = markdown::strip_hidden(&body);
-                let claim = visible
-                    .trim_start()
-                    .strip_prefix("**Bug:**")
-                    .unwrap_or(&visible)
-                    .to_owned();
-                let title = inline::sentence_title(&claim).ok_or("no claim")?;
-                let mut finding = inline::finding(
-                    ID,
-                    comment,
-                    anchor,
-                    severity.unwrap_or(Severity::Medium),
-                    &title,
-                    NativeCategory::weak(Category::Bug),
-                    &claim,
-                );
-                if let Some(confidence) = confidence {
-                    finding.confidence = confidence;
-                }
-                Ok(finding)
-            },
-        );
-        inline::note_activity(snapshot, &identity, DECLINED, &mut activity, &mut out);
-        out.set_coverage(&activity);
-        out
+        let status = inline::declines(DECLINED);
+        inline::parse(snapshot, &identity, status, |comment, anchor| {
+            let body = markdown::normalize_newlines(&comment.body);
+            let (severity, confidence) = sub_labels(&body);
+            let visible = markdown::strip_hidden(&body);
+            let claim = visible
+                .trim_start()
+                .strip_prefix("**Bug:**")
+                .unwrap_or(&visible)
+                .to_owned();
+            let bug = NativeCategory::weak(Category::Bug);
+            let mut finding = inline::claim_finding(ID, comment, anchor, severity, bug, &claim)
+                .ok_or("no claim")?;
+            if let Some(confidence) = confidence {
+                finding.confidence = confidence;
+            }
+            Ok(finding)
+        })
     }
 }
 
@@ -124,19 +107,7 @@ mod tests {
     #[test]
     fn sample_comments() {
         let out = fixture::parse(&Sentry, "bots/sentry");
-        let got: Vec<_> = out
-            .findings
-            .iter()
-            .map(|f| {
-                (
-                    f.evidence.file.as_str(),
-                    f.evidence.line,
-                    f.severity,
-                    f.category.as_str(),
-                    f.provenance.category_source,
-                )
-            })
-            .collect();
+        let got = fixture::places_and(&out.findings, |f| f.provenance.category_source);
         assert_eq!(
             got,
             vec![

@@ -35,6 +35,14 @@ pub(crate) fn images(text: &str) -> Vec<Img> {
     out
 }
 
+/// An image's file name without its query, fragment and extension, where bots encode a
+/// badge's meaning: `https://…/high-priority.svg?v=2` -> `high-priority`.
+pub(crate) fn src_stem(src: &str) -> &str {
+    let path = src.split(['?', '#']).next().unwrap_or(src);
+    let file = path.rsplit('/').next().unwrap_or(path);
+    file.rsplit_once('.').map_or(file, |(stem, _)| stem)
+}
+
 /// The value of attribute `name` in one tag's text (`name="v"`, `name='v'` or `name=v`).
 pub(crate) fn attr(tag: &str, name: &str) -> Option<String> {
     let lower = tag.to_ascii_lowercase();
@@ -126,6 +134,16 @@ pub(crate) fn strip_tags(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_image_stem_is_its_file_name_without_query_or_extension() {
+        assert_eq!(
+            src_stem("https://x/badges/high-priority.svg?v=2#a"),
+            "high-priority"
+        );
+        assert_eq!(src_stem("severity_major.svg"), "severity_major");
+        assert_eq!(src_stem("https://x/badge/p1"), "p1");
+    }
 
     #[test]
     fn reads_img_attributes_in_any_quoting() {

@@ -1,14 +1,53 @@
-//! The loop shared by adapters whose findings are inline review comments (Gemini, Bugbot,
-//! Greptile, Codex, DeepSource, Qodo's inline twins, generic): pick the bot's top-level
-//! comments, anchor them, record which commits the bot reviewed, and turn each body into a
-//! finding or a "skipped" reason. Each adapter supplies only the body reader.
+//! The reading shared by adapters whose findings are inline review comments (most bots):
+//! pick the bot's top-level comments, anchor them, record which commits the bot reviewed,
+//! turn each body into a finding or a "skipped" reason, then read what its review bodies and
+//! issue comments say about the review. With `parse`, an adapter supplies only its body
+//! reader and its `status`; those with more surfaces (Codex's dated verdicts, Qodo,
+//! Copilot, Sourcery) compose the pieces (`read_comments`, `note_statuses`).
 
+use crate::adapters::read::prose;
 use crate::adapters::read::taxonomy::NativeCategory;
 use crate::adapters::{
     anchor, category_for, detail_from, provenance, Activity, AdapterOutput, Anchor, Identity,
 };
 use crate::api::{PrSnapshot, ReviewComment};
 use crate::model::{NormalizedFinding, Severity};
+
+/// The whole `parse` of a bot whose findings are its inline comments: `read` turns each
+/// top-level comment into a finding (`read_comments`), `status` says what each review body
+/// and issue comment says about the review (`note_statuses`; `declines(DECLINED)` when only
+/// its notices say anything), and the coverage follows from both.
+pub(crate) fn parse<F>(
+    snapshot: &PrSnapshot,
+    identity: &Identity,
+    status: impl Fn(&str) -> Status,
+    read: F,
+) -> AdapterOutput
+where
+    F: FnMut(&ReviewComment, &Anchor) -> Result<NormalizedFinding, String>,
+{
+    parse_where(snapshot, identity, |_| true, status, read)
+}
+
+/// `parse` for the comments `is_review` accepts (`read_comments_where`).
+pub(crate) fn parse_where<P, F>(
+    snapshot: &PrSnapshot,
+    identity: &Identity,
+    is_review: P,
+    status: impl Fn(&str) -> Status,
+    read: F,
+) -> AdapterOutput
+where
+    P: Fn(&ReviewComment) -> bool,
+    F: FnMut(&ReviewComment, &Anchor) -> Result<NormalizedFinding, String>,
+{
+    let mut activity = Activity::new(snapshot.head_sha());
+    let mut out = AdapterOutput::default();
+    read_comments_where(snapshot, identity, &mut activity, &mut out, is_review, read);
+    note_statuses(snapshot, identity, status, &mut activity, &mut out);
+    out.set_coverage(&activity);
+    out
+}
 
 /// Run `read` over the bot's top-level inline comments, collecting findings and malformed
 /// reasons into `out` and the reviewed commits into `activity`.
@@ -104,12 +143,24 @@ const RETIRED: &[&str] = &[
 /// case-insensitive. A long body that merely mentions "rate limit" is a summary, not a
 /// notice.
 pub(crate) fn is_notice(body: &str, phrases: &[&str]) -> bool {
-    body.len() <= NOTICE_MAX_BYTES && {
-        let lower = body.to_lowercase();
-        phrases
-            .iter()
-            .chain(RETIRED)
-            .any(|phrase| lower.contains(phrase))
+    body.len() <= NOTICE_MAX_BYTES && (mentions(body, phrases) || mentions(body, RETIRED))
+}
+
+/// `body` contains one of `phrases` (lowercase), case-insensitive.
+pub(crate) fn mentions(body: &str, phrases: &[&str]) -> bool {
+    let lower = body.to_lowercase();
+    phrases.iter().any(|phrase| lower.contains(phrase))
+}
+
+/// The `status` of a bot whose review bodies and issue comments say nothing about its
+/// review but a short notice with one of the `declined` phrases (`is_notice`).
+pub(crate) fn declines<'a>(declined: &'a [&'a str]) -> impl Fn(&str) -> Status + 'a {
+    move |body| {
+        if is_notice(body, declined) {
+            Status::Declined
+        } else {
+            Status::Other
+        }
     }
 }
 
@@ -155,25 +206,6 @@ pub(crate) fn note_statuses(
     }
 }
 
-/// `note_statuses` for bots whose only signal besides their comments is a short notice
-/// with one of the `declined` phrases.
-pub(crate) fn note_activity(
-    snapshot: &PrSnapshot,
-    identity: &Identity,
-    declined: &[&str],
-    activity: &mut Activity,
-    out: &mut AdapterOutput,
-) {
-    let classify = |body: &str| {
-        if is_notice(body, declined) {
-            Status::Declined
-        } else {
-            Status::Other
-        }
-    };
-    note_statuses(snapshot, identity, classify, activity, out);
-}
-
 /// The hexadecimal commit id (7 to 40 characters) right after `marker` (case-insensitive;
 /// spaces, backticks, quotes and `[` skipped): `finished reviewing commit <sha>`,
 /// `Commit Range: a..<sha>`, a `/commit/<sha>` link.
@@ -211,6 +243,46 @@ pub(crate) fn finding(
     finding
 }
 
+/// The finding of a bot that gives no title: the first sentence of `claim` titles it and
+/// `claim` explains it; medium when the bot states no severity. `None`: no text to title.
+pub(crate) fn claim_finding(
+    bot: &str,
+    comment: &ReviewComment,
+    anchor: &Anchor,
+    severity: Option<Severity>,
+    native: NativeCategory,
+    claim: &str,
+) -> Option<NormalizedFinding> {
+    let title = sentence_title(claim)?;
+    let severity = severity.unwrap_or(Severity::Medium);
+    Some(finding(
+        bot, comment, anchor, severity, &title, native, claim,
+    ))
+}
+
+/// The finding of a comment in free prose (`prose::read`: the bold span or first sentence
+/// titles it, its opening words give the severity and whether it is a nitpick).
+pub(crate) fn prose_finding(
+    bot: &str,
+    comment: &ReviewComment,
+    anchor: &Anchor,
+) -> Result<NormalizedFinding, String> {
+    let prose = prose::read(&comment.body)?;
+    let severity = prose.severity.unwrap_or(Severity::Medium);
+    let none = NativeCategory::none();
+    let mut finding = finding(
+        bot,
+        comment,
+        anchor,
+        severity,
+        &prose.title,
+        none,
+        &prose.explanation,
+    );
+    finding.nitpick = prose.nitpick;
+    Ok(finding)
+}
+
 /// The title of prose without a title line: its first sentence, plain, at most 120 chars.
 pub(crate) fn sentence_title(markdown_text: &str) -> Option<String> {
     use crate::adapters::read::markdown;
@@ -240,6 +312,14 @@ mod tests {
             &[]
         ));
         assert!(!is_notice("Looks good to me.", &["usage limit"]));
+        let status = declines(&["usage limit"]);
+        assert_eq!(status("Usage Limit reached."), Status::Declined);
+        assert_eq!(status(&"Usage limit. ".repeat(200)), Status::Other);
+        assert_eq!(status("Thanks!"), Status::Other);
+        assert!(mentions(
+            "CodeAnt AI Is Reviewing",
+            &["codeant ai is reviewing"]
+        ));
         assert_eq!(
             commit_after(
                 "CodeAnt AI finished reviewing commit `c0ffee0`.",

@@ -400,14 +400,27 @@ impl<'a> Sets<'a> {
             return None;
         }
         let (root, absorbed) = if ra < rb { (ra, rb) } else { (rb, ra) };
-        let mut joined = self.bots_of(root).to_vec();
-        joined.extend_from_slice(self.bots_of(absorbed));
-        self.bots[absorbed] = Vec::new();
-        self.bots[root] = joined;
-        let mut members = self.members_of(root).to_vec();
-        members.extend_from_slice(self.members_of(absorbed));
-        self.members[absorbed] = Vec::new();
-        self.members[root] = members;
+        let (bot_of, own) = (self.bot_of, &self.own);
+        let moved = std::mem::take(&mut self.bots[absorbed]);
+        let bots = &mut self.bots[root];
+        if bots.is_empty() {
+            bots.push(bot_of[root]);
+        }
+        if moved.is_empty() {
+            bots.push(bot_of[absorbed]);
+        } else {
+            bots.extend(moved);
+        }
+        let moved = std::mem::take(&mut self.members[absorbed]);
+        let members = &mut self.members[root];
+        if members.is_empty() {
+            members.push(own[root]);
+        }
+        if moved.is_empty() {
+            members.push(own[absorbed]);
+        } else {
+            members.extend(moved);
+        }
         self.parent[absorbed] = root;
         Some((root, absorbed))
     }

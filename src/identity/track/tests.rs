@@ -8,6 +8,9 @@ use crate::synthesis::{synthesize, SynthesisOptions};
 const HEAD_A: &str = "aaaaaaaaaa11111111112222222222333333333344";
 const HEAD_B: &str = "bbbbbbbbbb11111111112222222222333333333344";
 
+/// The title most findings here carry.
+const SQL: &str = "SQL injection in the order lookup";
+
 fn member(bot: &str, comment: u64, line: u32, title: &str) -> NormalizedFinding {
     let mut f = NormalizedFinding::new(bot, comment.to_string(), Severity::High, "security", title)
         .at("app/db/queries.py", Some(line));
@@ -71,6 +74,29 @@ fn said(id: u64, login: &str, kind: &str, body: &str) -> IssueComment {
     }
 }
 
+/// CodeRabbit and Sourcery on the same SQL injection: one cluster.
+fn sql_by_both() -> [NormalizedFinding; 2] {
+    [
+        member("coderabbit", 10, 39, SQL),
+        member(
+            "sourcery",
+            11,
+            40,
+            "SQL injection in the order lookup query",
+        ),
+    ]
+}
+
+/// Alice's acknowledgement of `fp` (comment 100), with a reason.
+fn alice_acks(fp: &str) -> IssueComment {
+    said(
+        100,
+        "alice",
+        "User",
+        &format!("/consensus ack {fp} validated by the router upstream"),
+    )
+}
+
 fn today() -> Option<NaiveDate> {
     NaiveDate::from_ymd_opt(2026, 3, 10)
 }
@@ -116,20 +142,25 @@ fn run(
     Run { findings, identity }
 }
 
+/// `run` on the PR at `head`, without comments.
+fn run_at(
+    head: &str,
+    members: &[NormalizedFinding],
+    sources: &[SourceStatus],
+    input: &IdentityInput,
+) -> Run {
+    run(members, sources, &snapshot(head, vec![]), input)
+}
+
+/// The first run (no state before it), on `HEAD_A`.
+fn first_run(members: &[NormalizedFinding], sources: &[SourceStatus]) -> Run {
+    run_at(HEAD_A, members, sources, &input(None))
+}
+
 #[test]
 fn a_first_run_names_everything_new_from_its_members_keys() {
-    let members = [member(
-        "coderabbit",
-        10,
-        39,
-        "SQL injection in the order lookup",
-    )];
-    let first = run(
-        &members,
-        &sources(&["coderabbit"], &[]),
-        &snapshot(HEAD_A, vec![]),
-        &input(None),
-    );
+    let members = [member("coderabbit", 10, 39, SQL)];
+    let first = first_run(&members, &sources(&["coderabbit"], &[]));
     let f = &first.findings[0];
     let identity = f.identity.as_ref().unwrap();
     assert_eq!(identity.state, FindingState::New);
@@ -149,7 +180,7 @@ fn a_first_run_names_everything_new_from_its_members_keys() {
 #[test]
 fn a_push_that_moves_lines_keeps_fingerprints_and_is_not_news() {
     let before = [
-        member("coderabbit", 10, 39, "SQL injection in the order lookup"),
+        member("coderabbit", 10, 39, SQL),
         member(
             "sourcery",
             11,
@@ -159,7 +190,7 @@ fn a_push_that_moves_lines_keeps_fingerprints_and_is_not_news() {
         member("coderabbit", 12, 120, "Token is logged in plain text"),
     ];
     let both = sources(&["coderabbit", "sourcery"], &[]);
-    let first = run(&before, &both, &snapshot(HEAD_A, vec![]), &input(None));
+    let first = first_run(&before, &both);
     // The push moved everything down 30 lines; the bots re-posted with new comment ids.
     let after: Vec<NormalizedFinding> = before
         .iter()
@@ -170,12 +201,7 @@ fn a_push_that_moves_lines_keeps_fingerprints_and_is_not_news() {
             m
         })
         .collect();
-    let second = run(
-        &after,
-        &both,
-        &snapshot(HEAD_B, vec![]),
-        &input(Some(&first.identity.state)),
-    );
+    let second = run_at(HEAD_B, &after, &both, &input(Some(&first.identity.state)));
     let mut a = fps(&first.findings);
     let mut b = fps(&second.findings);
     a.sort();
@@ -192,12 +218,7 @@ fn a_push_that_moves_lines_keeps_fingerprints_and_is_not_news() {
 
 #[test]
 fn the_same_head_again_gives_the_same_answer_and_state() {
-    let members = [member(
-        "coderabbit",
-        10,
-        39,
-        "SQL injection in the order lookup",
-    )];
+    let members = [member("coderabbit", 10, 39, SQL)];
     let src = sources(&["coderabbit"], &[]);
     let snap = snapshot(HEAD_A, vec![]);
     let first = run(&members, &src, &snap, &input(None));
@@ -212,36 +233,21 @@ fn the_same_head_again_gives_the_same_answer_and_state() {
 
 #[test]
 fn a_cluster_keeps_its_fingerprint_when_a_bot_joins_or_leaves() {
-    let alone = [member(
-        "coderabbit",
-        10,
-        39,
-        "SQL injection in the order lookup",
-    )];
+    let alone = [member("coderabbit", 10, 39, SQL)];
     let src = sources(&["coderabbit", "sourcery"], &[]);
-    let first = run(&alone, &src, &snapshot(HEAD_A, vec![]), &input(None));
+    let first = first_run(&alone, &src);
     let fp = fps(&first.findings)[0].clone();
     // Sourcery joins (posting later, a larger id, a differently worded title).
     let joined = [
         alone[0].clone(),
         member("sourcery", 5, 40, "Injectable SQL in order lookup"),
     ];
-    let second = run(
-        &joined,
-        &src,
-        &snapshot(HEAD_B, vec![]),
-        &input(Some(&first.identity.state)),
-    );
+    let second = run_at(HEAD_B, &joined, &src, &input(Some(&first.identity.state)));
     assert_eq!(second.findings.len(), 1);
     assert_eq!(fps(&second.findings), vec![fp.clone()]);
     // CodeRabbit leaves; Sourcery's key is known now.
     let left = [joined[1].clone()];
-    let third = run(
-        &left,
-        &src,
-        &snapshot(HEAD_B, vec![]),
-        &input(Some(&second.identity.state)),
-    );
+    let third = run_at(HEAD_B, &left, &src, &input(Some(&second.identity.state)));
     assert_eq!(fps(&third.findings), vec![fp]);
     assert_eq!(
         third.findings[0].identity.as_ref().unwrap().first_seen,
@@ -259,14 +265,14 @@ fn a_stable_id_survives_rewording() {
     );
     m.stable_id = Some("f5760c56-f895".into());
     let src = sources(&["cursor"], &[]);
-    let first = run(&[m.clone()], &src, &snapshot(HEAD_A, vec![]), &input(None));
+    let first = first_run(&[m.clone()], &src);
     let mut reworded = m.clone();
     reworded.title = "Upgrading drops packages a provider satisfies".into();
     reworded.evidence.file = "src/system/packages/mod.rs".into();
-    let second = run(
+    let second = run_at(
+        HEAD_B,
         &[reworded],
         &src,
-        &snapshot(HEAD_B, vec![]),
         &input(Some(&first.identity.state)),
     );
     assert_eq!(fps(&first.findings), fps(&second.findings));
@@ -278,25 +284,17 @@ fn a_stable_id_survives_rewording() {
 
 #[test]
 fn gone_is_resolved_only_once_every_bot_re_reviewed() {
-    let members = [
-        member("coderabbit", 10, 39, "SQL injection in the order lookup"),
-        member(
-            "sourcery",
-            11,
-            40,
-            "SQL injection in the order lookup query",
-        ),
-    ];
+    let members = sql_by_both();
     let both = sources(&["coderabbit", "sourcery"], &[]);
-    let first = run(&members, &both, &snapshot(HEAD_A, vec![]), &input(None));
+    let first = first_run(&members, &both);
     let fp = fps(&first.findings)[0].clone();
     let prior = input(Some(&first.identity.state));
 
     // Both comments went outdated after a push; Sourcery has not reviewed the new head.
-    let pending = run(
+    let pending = run_at(
+        HEAD_B,
         &[],
         &sources(&["coderabbit"], &["sourcery"]),
-        &snapshot(HEAD_B, vec![]),
         &prior,
     );
     assert!(pending.identity.resolved.is_empty());
@@ -306,21 +304,16 @@ fn gone_is_resolved_only_once_every_bot_re_reviewed() {
     assert!(pending.identity.state.seen[&fp].is_open());
 
     // Both re-reviewed and neither reports it: resolved, and listed again on a re-run.
-    let fixed = run(&[], &both, &snapshot(HEAD_B, vec![]), &prior);
+    let fixed = run_at(HEAD_B, &[], &both, &prior);
     assert_eq!(fixed.identity.resolved.len(), 1);
     assert_eq!(fixed.identity.resolved[0].fingerprint, fp);
     assert_eq!(fixed.identity.state.seen[&fp].resolved, "bbbbbbbbbb");
-    let rerun = run(
-        &[],
-        &both,
-        &snapshot(HEAD_B, vec![]),
-        &input(Some(&fixed.identity.state)),
-    );
+    let rerun = run_at(HEAD_B, &[], &both, &input(Some(&fixed.identity.state)));
     assert_eq!(rerun.identity.resolved.len(), 1);
-    let later = run(
+    let later = run_at(
+        HEAD_A.replace('a', "c").as_str(),
         &[],
         &both,
-        &snapshot(HEAD_A.replace('a', "c").as_str(), vec![]),
         &input(Some(&rerun.identity.state)),
     );
     assert!(
@@ -329,12 +322,7 @@ fn gone_is_resolved_only_once_every_bot_re_reviewed() {
     );
 
     // It comes back: not new, it was seen before.
-    let back = run(
-        &members,
-        &both,
-        &snapshot(HEAD_B, vec![]),
-        &input(Some(&fixed.identity.state)),
-    );
+    let back = run_at(HEAD_B, &members, &both, &input(Some(&fixed.identity.state)));
     assert_eq!(fps(&back.findings), vec![fp.clone()]);
     assert_eq!(
         back.findings[0].identity.as_ref().unwrap().state,
@@ -345,56 +333,28 @@ fn gone_is_resolved_only_once_every_bot_re_reviewed() {
 
 #[test]
 fn a_bot_no_longer_configured_is_not_waited_for() {
-    let members = [
-        member("coderabbit", 10, 39, "SQL injection in the order lookup"),
-        member(
-            "sourcery",
-            11,
-            40,
-            "SQL injection in the order lookup query",
-        ),
-    ];
+    let members = sql_by_both();
     let both = sources(&["coderabbit", "sourcery"], &[]);
-    let first = run(&members, &both, &snapshot(HEAD_A, vec![]), &input(None));
+    let first = first_run(&members, &both);
     let fp = fps(&first.findings)[0].clone();
     let prior = input(Some(&first.identity.state));
     // Sourcery was removed from `bots`; CodeRabbit re-reviewed: resolved, by CodeRabbit.
-    let out = run(
-        &[],
-        &sources(&["coderabbit"], &[]),
-        &snapshot(HEAD_B, vec![]),
-        &prior,
-    );
+    let out = run_at(HEAD_B, &[], &sources(&["coderabbit"], &[]), &prior);
     assert_eq!(out.identity.resolved.len(), 1);
     assert_eq!(
         out.identity.resolved[0].why,
         "no longer reported: coderabbit re-reviewed"
     );
     // Neither is configured any more: forgotten, neither resolved nor awaiting.
-    let gone = run(
-        &[],
-        &sources(&["copilot"], &[]),
-        &snapshot(HEAD_B, vec![]),
-        &prior,
-    );
+    let gone = run_at(HEAD_B, &[], &sources(&["copilot"], &[]), &prior);
     assert!(gone.identity.resolved.is_empty() && gone.identity.awaiting.is_empty());
     assert!(!gone.identity.state.seen.contains_key(&fp));
 }
 
 #[test]
 fn a_resolved_thread_resolves_without_a_re_review() {
-    let members = [member(
-        "coderabbit",
-        10,
-        39,
-        "SQL injection in the order lookup",
-    )];
-    let first = run(
-        &members,
-        &sources(&["coderabbit"], &[]),
-        &snapshot(HEAD_A, vec![]),
-        &input(None),
-    );
+    let members = [member("coderabbit", 10, 39, SQL)];
+    let first = first_run(&members, &sources(&["coderabbit"], &[]));
     let mut snap = snapshot(HEAD_B, vec![]);
     snap.review_threads = Some(vec![ReviewThread {
         is_resolved: true,
@@ -422,26 +382,21 @@ fn identical_duplicates_get_distinct_stable_fingerprints() {
         member("coderabbit", 11, 200, "Add a null check"),
     ];
     let src = sources(&["coderabbit"], &[]);
-    let first = run(&members, &src, &snapshot(HEAD_A, vec![]), &input(None));
+    let first = first_run(&members, &src);
     let names = fps(&first.findings);
     assert_eq!(names.len(), 2);
     assert_ne!(names[0], names[1]);
-    let second = run(
-        &members,
-        &src,
-        &snapshot(HEAD_B, vec![]),
-        &input(Some(&first.identity.state)),
-    );
+    let second = run_at(HEAD_B, &members, &src, &input(Some(&first.identity.state)));
     let mut again = fps(&second.findings);
     let mut names = names;
     again.sort();
     names.sort();
     assert_eq!(names, again);
     // One of them is fixed: the other keeps a name, one is resolved (not merged away).
-    let one = run(
+    let one = run_at(
+        HEAD_B,
         &members[..1],
         &src,
-        &snapshot(HEAD_B, vec![]),
         &input(Some(&second.identity.state)),
     );
     assert_eq!(one.identity.resolved.len(), 1);
@@ -456,11 +411,11 @@ fn identical_duplicates_get_distinct_stable_fingerprints() {
 #[test]
 fn two_findings_that_merge_keep_one_name_and_the_other_as_an_alias() {
     let apart = [
-        member("coderabbit", 10, 10, "SQL injection in the order lookup"),
+        member("coderabbit", 10, 10, SQL),
         member("sourcery", 11, 90, "Query built from user input"),
     ];
     let src = sources(&["coderabbit", "sourcery"], &[]);
-    let first = run(&apart, &src, &snapshot(HEAD_A, vec![]), &input(None));
+    let first = first_run(&apart, &src);
     assert_eq!(first.findings.len(), 2);
     let names = fps(&first.findings);
     // After a push both bots point at the same lines: one cluster. An ack said for the
@@ -505,11 +460,11 @@ fn two_findings_that_merge_keep_one_name_and_the_other_as_an_alias() {
 #[test]
 fn acknowledgements_need_write_access_a_reason_and_a_date_to_come() {
     let members = [
-        member("coderabbit", 10, 39, "SQL injection in the order lookup"),
+        member("coderabbit", 10, 39, SQL),
         member("coderabbit", 12, 120, "Token is logged in plain text"),
     ];
     let src = sources(&["coderabbit"], &[]);
-    let first = run(&members, &src, &snapshot(HEAD_A, vec![]), &input(None));
+    let first = first_run(&members, &src);
     let names = fps(&first.findings);
     let (sql, token) = (names[0].clone(), names[1].clone());
     let comments = vec![
@@ -599,21 +554,11 @@ fn acknowledgements_need_write_access_a_reason_and_a_date_to_come() {
 
 #[test]
 fn the_cache_answers_today_and_offline_but_not_tomorrow() {
-    let members = [member(
-        "coderabbit",
-        10,
-        39,
-        "SQL injection in the order lookup",
-    )];
+    let members = [member("coderabbit", 10, 39, SQL)];
     let src = sources(&["coderabbit"], &[]);
-    let first = run(&members, &src, &snapshot(HEAD_A, vec![]), &input(None));
+    let first = first_run(&members, &src);
     let fp = fps(&first.findings)[0].clone();
-    let comments = vec![said(
-        100,
-        "alice",
-        "User",
-        &format!("/consensus ack {fp} validated by the router upstream"),
-    )];
+    let comments = vec![alice_acks(&fp)];
     let snap = snapshot(HEAD_A, comments);
     let looked = run(
         &members,
@@ -655,21 +600,11 @@ fn the_cache_answers_today_and_offline_but_not_tomorrow() {
 
 #[test]
 fn unack_takes_back_and_a_deleted_command_is_forgotten() {
-    let members = [member(
-        "coderabbit",
-        10,
-        39,
-        "SQL injection in the order lookup",
-    )];
+    let members = [member("coderabbit", 10, 39, SQL)];
     let src = sources(&["coderabbit"], &[]);
-    let first = run(&members, &src, &snapshot(HEAD_A, vec![]), &input(None));
+    let first = first_run(&members, &src);
     let fp = fps(&first.findings)[0].clone();
-    let ack = said(
-        100,
-        "alice",
-        "User",
-        &format!("/consensus ack {fp} validated by the router upstream"),
-    );
+    let ack = alice_acks(&fp);
     let unack = said(101, "bob", "User", &format!("/consensus unack {fp}"));
     let mut inp = granted(input(Some(&first.identity.state)), "alice", "write");
     inp.permissions.insert(
@@ -689,33 +624,18 @@ fn unack_takes_back_and_a_deleted_command_is_forgotten() {
     let acked = run(&members, &src, &snapshot(HEAD_A, vec![ack]), &inp);
     assert!(acked.findings[0].is_acknowledged());
     // The command comment was deleted: the next run has no ack, whatever the state says.
-    let deleted = run(
-        &members,
-        &src,
-        &snapshot(HEAD_A, vec![]),
-        &input(Some(&acked.identity.state)),
-    );
+    let deleted = run_at(HEAD_A, &members, &src, &input(Some(&acked.identity.state)));
     assert!(!deleted.findings[0].is_acknowledged());
     assert!(deleted.identity.state.acks.is_empty());
 }
 
 #[test]
 fn an_ack_holds_across_a_push_that_moves_the_finding() {
-    let members = [member(
-        "coderabbit",
-        10,
-        39,
-        "SQL injection in the order lookup",
-    )];
+    let members = [member("coderabbit", 10, 39, SQL)];
     let src = sources(&["coderabbit"], &[]);
-    let first = run(&members, &src, &snapshot(HEAD_A, vec![]), &input(None));
+    let first = first_run(&members, &src);
     let fp = fps(&first.findings)[0].clone();
-    let ack = said(
-        100,
-        "alice",
-        "User",
-        &format!("/consensus ack {fp} validated by the router upstream"),
-    );
+    let ack = alice_acks(&fp);
     let acked = run(
         &members,
         &src,

@@ -523,6 +523,26 @@ impl FakeGitHub {
     pub fn comments(&self) -> Vec<Value> {
         self.state().issue_comments.clone()
     }
+
+    /// The requests sent between the two that start with `prefix` (a write tried twice).
+    pub fn between_the_two(&self, prefix: &str) -> Vec<String> {
+        let requests = self.state().requests.clone();
+        let at: Vec<usize> = (0..requests.len())
+            .filter(|&i| requests[i].starts_with(prefix))
+            .collect();
+        assert_eq!(at.len(), 2, "{prefix} twice: {requests:?}");
+        requests[at[0] + 1..at[1]].to_vec()
+    }
+
+    /// Every request was one the fake knows (GitHub would have answered it).
+    pub fn assert_clean(&self) {
+        let state = self.state();
+        assert!(
+            state.unexpected.is_empty(),
+            "unexpected: {:?}",
+            state.unexpected
+        );
+    }
 }
 
 fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {

@@ -14,7 +14,6 @@ pub use fake::{FakeBuilder, FakeGitHub, PrData};
 /// A token that must never show up in any output.
 pub const TOKEN: &str = "fake-test-token-TESTTOKEN0123456789abcdef";
 
-/// Retries with millisecond waits (the waits' logic has unit tests).
 /// An error answer in GitHub's shape: a status and `{"message": ...}`.
 pub fn api_error(status: u16, message: &str) -> wiremock::ResponseTemplate {
     wiremock::ResponseTemplate::new(status).set_body_json(serde_json::json!({ "message": message }))
@@ -25,6 +24,15 @@ pub fn read_only() -> wiremock::ResponseTemplate {
     api_error(403, "Resource not accessible by integration")
 }
 
+/// GitHub's secondary rate limit: a 403 that says so (add its `retry-after`, if any).
+pub fn secondary_rate_limit() -> wiremock::ResponseTemplate {
+    api_error(
+        403,
+        "You have exceeded a secondary rate limit. Please wait a few minutes.",
+    )
+}
+
+/// Retries with millisecond waits (the waits' logic has unit tests).
 pub fn fast_retry() -> RetryPolicy {
     RetryPolicy {
         max_attempts: 4,
