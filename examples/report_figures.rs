@@ -8,10 +8,9 @@
 //!
 //! Flags: `--bin PATH` (default `target/release/review-consensus`), `--runs N` (default 3:
 //! the best wall time and the highest peak of N runs), `--findings N` (default 100,000),
-//! `--sarif-mb N` (default 200), `--keep DIR` (leave the inputs and outputs there). Peak RSS is the child's `Maximum resident set size` from
-//! `/usr/bin/time -v` when present, else polled `VmHWM`. The inputs are generated
-//! deterministically in a temporary folder (the SARIF one result at a time, never held in
-//! memory). Targets (issue 14): `render --report` on 100,000 findings under 1 s and 300 MB;
+//! `--sarif-mb N` (default 200), `--keep DIR` (leave the inputs and outputs there). Peak RSS
+//! is measured as the other example benches do (`benches/support/measure.rs`). The inputs
+//! are generated deterministically (the SARIF one result at a time, never held in memory). Targets (issue 14): `render --report` on 100,000 findings under 1 s and 300 MB;
 //! the 200 MB SARIF input under 1 GB.
 // An edge module: the environment, files and the clock are its job.
 #![allow(clippy::disallowed_methods)]
@@ -20,10 +19,13 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use clap::Parser;
 
+#[allow(dead_code)]
+#[path = "../benches/support/measure.rs"]
+mod measure;
 #[path = "../benches/support/synthetic.rs"]
 mod synthetic;
 
@@ -50,12 +52,7 @@ struct Case {
 
 fn main() -> Result<(), String> {
     let args = Args::parse();
-    if !args.bin.exists() {
-        return Err(format!(
-            "{} not found: run `cargo build --release` first",
-            args.bin.display()
-        ));
-    }
+    measure::check_built(&args.bin)?;
     let work = args.keep.clone().unwrap_or_else(|| {
         std::env::temp_dir().join(format!("report-figures-{}", std::process::id()))
     });
@@ -241,56 +238,17 @@ fn write_sarif(path: &Path, bytes: u64) -> Result<usize, String> {
 
 fn run_once(bin: &Path, args: &[String], work: &Path) -> Result<(Duration, Option<u64>), String> {
     let time_out = work.join("time.txt");
-    let use_time = Path::new("/usr/bin/time").exists();
-    let mut cmd = if use_time {
-        let mut c = Command::new("/usr/bin/time");
-        c.arg("-v").arg("-o").arg(&time_out).arg(bin);
-        c
-    } else {
-        Command::new(bin)
-    };
+    let mut cmd = measure::timed(bin, &time_out);
     cmd.arg("render")
         .args(args)
         .env_clear()
         .env("PATH", std::env::var("PATH").unwrap_or_default())
         .stdout(Stdio::null())
         .stderr(Stdio::null());
-    let started = Instant::now();
-    let mut child = cmd.spawn().map_err(|e| format!("{}: {e}", bin.display()))?;
-    let mut polled = None;
-    let status = loop {
-        if let Some(status) = child.try_wait().map_err(|e| e.to_string())? {
-            break status;
-        }
-        if !use_time {
-            polled = vm_hwm(child.id()).or(polled);
-        }
-        std::thread::sleep(Duration::from_millis(2));
-    };
-    let wall = started.elapsed();
+    let run = measure::measure(cmd, &time_out)?;
     // 0 and 1 are the gate's verdicts; anything else is a failure of the run.
-    if !matches!(status.code(), Some(0 | 1)) {
-        return Err(format!("render {args:?} exited with {status}"));
+    if !matches!(run.code, 0 | 1) {
+        return Err(format!("render {args:?} exited with {}", run.code));
     }
-    let peak = if use_time {
-        std::fs::read_to_string(&time_out).ok().and_then(|t| {
-            t.lines()
-                .find_map(|l| {
-                    l.trim()
-                        .strip_prefix("Maximum resident set size (kbytes): ")
-                })
-                .and_then(|v| v.trim().parse().ok())
-        })
-    } else {
-        polled
-    };
-    Ok((wall, peak))
-}
-
-fn vm_hwm(pid: u32) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+    Ok((run.wall, run.peak_kb))
 }
