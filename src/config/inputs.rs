@@ -511,6 +511,42 @@ fn parse_sarif_output(
 mod tests {
     use super::*;
 
+    #[test]
+    fn sarif_output_is_a_file_of_its_own() {
+        let config = |pairs: &[(&str, &str)]| {
+            from_pairs(
+                pairs
+                    .iter()
+                    .map(|(k, v)| (format!("INPUT_{}", k.to_uppercase()), (*v).to_owned()))
+                    .collect(),
+            )
+        };
+        let ok = config(&[("sarif-output", " out/rc.sarif ")]).expect("valid");
+        assert_eq!(ok.sarif_output, Some(PathBuf::from("out/rc.sarif")));
+        assert_eq!(
+            config(&[("sarif-output", "")]).expect("unset").sarif_output,
+            None
+        );
+        for (pairs, says) in [
+            (vec![("sarif-output", "out/")], "is a folder"),
+            (
+                vec![("sarif-output", "r.json"), ("report-path", "r.json")],
+                "also `report-path`",
+            ),
+            (
+                vec![
+                    ("sarif-output", "scans/rc.sarif"),
+                    ("sarif", "scans/*.sarif"),
+                ],
+                "read back as a bot's",
+            ),
+        ] {
+            let err = config(&pairs).expect_err("refused");
+            assert_eq!(err.input, "sarif-output");
+            assert!(err.message.contains(says), "{}", err.message);
+        }
+    }
+
     /// The drift test ties INPUT_NAMES to action.yml; this ties it to the parser: every
     /// name reaches exactly one field (as the runner spells it, `INPUT_FAIL-ON`), and there
     /// is no field without a name.

@@ -62,7 +62,7 @@ pub fn write_report(path: &Path, report: &impl Serialize) -> io::Result<()> {
 }
 
 /// Write bytes rendered elsewhere (the SARIF log), creating parent folders.
-pub fn write_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
+fn write_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
     write_with(path, |out| out.write_all(bytes))
 }
 
