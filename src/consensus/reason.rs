@@ -6,20 +6,31 @@ use crate::model::{MatchReason, NormalizedFinding};
 
 /// `bot#finding_id`, or the bot alone when the finding has no id.
 pub(super) fn member_name(finding: &NormalizedFinding) -> String {
-    if finding.finding_id.is_empty() {
-        finding.bot.clone()
-    } else {
-        format!("{}#{}", finding.bot, finding.finding_id)
+    let (bot, id) = (&finding.bot, &finding.finding_id);
+    let mut name = String::with_capacity(bot.len() + 1 + id.len());
+    name.push_str(bot);
+    if !id.is_empty() {
+        name.push('#');
+        name.push_str(id);
     }
+    name
 }
 
-/// `147-149` or `149`; `-` without a line.
-fn show_range(finding: &NormalizedFinding) -> String {
-    match (finding.evidence.line, finding.evidence.end_line) {
-        (Some(start), Some(end)) if end != start => format!("{start}-{end}"),
-        (Some(line), _) => line.to_string(),
-        (None, _) => "-".to_owned(),
-    }
+/// `147-149` or `149`; `None` without a line.
+fn range_of(finding: &NormalizedFinding) -> Option<(u32, u32)> {
+    let start = finding.evidence.line?;
+    Some((start, finding.evidence.end_line.unwrap_or(start)))
+}
+
+/// Appends `147-149`, `149` or `-` (no line).
+fn push_range(out: &mut String, range: Option<(u32, u32)>) {
+    use std::fmt::Write as _;
+    // Writing to a String cannot fail.
+    let _ = match range {
+        Some((start, end)) if end != start => write!(out, "{start}-{end}"),
+        Some((line, _)) => write!(out, "{line}"),
+        None => write!(out, "-"),
+    };
 }
 
 /// `same lines`, `lines 65/163`, `lines 246/297 on different commits`, `no line`.
@@ -28,15 +39,19 @@ pub(super) fn describe_lines(
     y: &NormalizedFinding,
     distance: Option<u32>,
 ) -> String {
-    let (a, b) = (show_range(x), show_range(y));
-    match distance {
-        Some(0) if a == b => "same lines".to_owned(),
-        Some(_) => format!("lines {a}/{b}"),
-        None if x.evidence.line.is_some() && y.evidence.line.is_some() => {
-            format!("lines {a}/{b} on different commits")
-        }
-        None => format!("lines {a}/{b}"),
+    let (a, b) = (range_of(x), range_of(y));
+    if distance == Some(0) && a == b {
+        return "same lines".to_owned();
     }
+    let mut out = String::with_capacity(40);
+    out.push_str("lines ");
+    push_range(&mut out, a);
+    out.push('/');
+    push_range(&mut out, b);
+    if distance.is_none() && a.is_some() && b.is_some() {
+        out.push_str(" on different commits");
+    }
+    out
 }
 
 /// Why the seed's rules put `member` in the cluster of `anchor` (its first member).

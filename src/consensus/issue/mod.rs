@@ -90,12 +90,13 @@ struct Edge {
 }
 
 pub(super) fn assign_clusters(findings: &[NormalizedFinding]) -> Matched {
-    let mut bot_names = Interner::default();
-    let bots: Vec<u32> = findings
-        .iter()
-        .map(|f| bot_names.id(&f.bot) as u32)
-        .collect();
-    let corpus = Corpus::build(findings, &bots);
+    let facts = Facts::of(findings);
+    let corpus = Corpus::build(findings, &facts.bot);
+    let judge = Judge {
+        findings,
+        corpus: &corpus,
+        facts: &facts,
+    };
 
     let mut files = Interner::default();
     let mut groups: Vec<Vec<u32>> = Vec::new();
@@ -118,7 +119,7 @@ pub(super) fn assign_clusters(findings: &[NormalizedFinding]) -> Matched {
         pairs.clear();
         candidate_pairs(group, findings, &corpus, &mut pairs);
         for &(a, b) in &pairs {
-            if let Some(edge) = judge(a as usize, b as usize, findings, &corpus, &bots, 1.0) {
+            if let Some(edge) = judge.link(a as usize, b as usize, 1.0) {
                 edges.push(edge);
             }
         }
@@ -135,14 +136,14 @@ pub(super) fn assign_clusters(findings: &[NormalizedFinding]) -> Matched {
             .then((x.a, x.b).cmp(&(y.a, y.b)))
     });
 
-    let mut sets = Sets::new(&bots);
+    let mut sets = Sets::new(&facts.bot);
     let mut reasons: Vec<Vec<MatchReason>> = vec![Vec::new(); findings.len()];
     for edge in &edges {
         let (a, b) = (edge.a as usize, edge.b as usize);
         let loosely_linked = |x: usize, y: usize| {
             (x, y) == (a, b)
                 || (x, y) == (b, a)
-                || judge(x.min(y), x.max(y), findings, &corpus, &bots, LOOSE_LINK).is_some()
+                || judge.link(x.min(y), x.max(y), LOOSE_LINK).is_some()
         };
         let (ra, rb) = (sets.find(a), sets.find(b));
         if ra == rb
@@ -250,52 +251,98 @@ fn candidate_pairs(
     pairs.dedup();
 }
 
-/// The link between two findings of one file, if the evidence is enough; `scale`
-/// multiplies the similarity thresholds (1 for a link, `LOOSE_LINK` for the check that a
-/// cluster's members all belong together).
-fn judge(
-    a: usize,
-    b: usize,
-    findings: &[NormalizedFinding],
-    corpus: &Corpus,
-    bots: &[u32],
-    scale: f64,
-) -> Option<Edge> {
-    let (x, y) = (&findings[a], &findings[b]);
-    if bots[a] == bots[b] || native_categories_differ(x, y) {
-        return None;
-    }
-    let distance = distance(x, y);
-    let overlap = corpus.overlap(a, b);
-    let (similarity, code) = (overlap.similarity, overlap.distinctive_code);
-    let at_least = |threshold: f64| similarity >= threshold * scale;
-    let rule = match distance {
-        Some(d) if d <= NEAR_LINES => at_least(NEAR_SIMILARITY).then_some(Rule::Near),
-        Some(d) if d <= FAR_LINES => (at_least(MID_SIMILARITY) && code >= 1).then_some(Rule::Mid),
-        Some(_) => (at_least(FAR_SIMILARITY) && code >= 2).then_some(Rule::Far),
-        None if at_least(MID_SIMILARITY) && code >= 1 => Some(Rule::Unanchored),
-        None => at_least(STRONG_SIMILARITY).then_some(Rule::Strong),
-    }?;
-    Some(Edge {
-        a: a as u32,
-        b: b as u32,
-        similarity,
-        distance,
-        rule,
-    })
+/// What `judge` compares besides content, read once per finding: its bot, its native
+/// category and its commit as small ids (`NONE` when absent).
+struct Facts {
+    bot: Vec<u32>,
+    native_category: Vec<u32>,
+    commit: Vec<u32>,
 }
 
-/// Lines between the two findings' nearest ranges; `None` without lines on both, or when
-/// they point at different commits (their numbers then do not compare).
-fn distance(x: &NormalizedFinding, y: &NormalizedFinding) -> Option<u32> {
-    let (cx, cy) = (&x.provenance.commit, &y.provenance.commit);
-    if matches!((cx, cy), (Some(p), Some(q)) if p != q) {
-        return None;
+const NONE: u32 = u32::MAX;
+
+impl Facts {
+    fn of(findings: &[NormalizedFinding]) -> Facts {
+        let mut bots = Interner::default();
+        let mut categories = Interner::default();
+        let mut commits = Interner::default();
+        let mut facts = Facts {
+            bot: Vec::with_capacity(findings.len()),
+            native_category: Vec::with_capacity(findings.len()),
+            commit: Vec::with_capacity(findings.len()),
+        };
+        let mut lower = String::new();
+        for finding in findings {
+            facts.bot.push(bots.id(&finding.bot) as u32);
+            let native = if is_native(finding) {
+                lower.clear();
+                lower.push_str(&finding.category);
+                lower.make_ascii_lowercase();
+                categories.id(&lower) as u32
+            } else {
+                NONE
+            };
+            facts.native_category.push(native);
+            let commit = finding.provenance.commit.as_deref();
+            facts
+                .commit
+                .push(commit.map_or(NONE, |c| commits.id(c) as u32));
+        }
+        facts
     }
-    x.evidence
-        .ranges()
-        .flat_map(|r| y.evidence.ranges().map(move |s| r.gap(s)))
-        .min()
+}
+
+/// Everything a link is judged on.
+struct Judge<'a> {
+    findings: &'a [NormalizedFinding],
+    corpus: &'a Corpus,
+    facts: &'a Facts,
+}
+
+impl Judge<'_> {
+    /// The link between two findings of one file, if the evidence is enough; `scale`
+    /// multiplies the similarity thresholds (1 for a link, `LOOSE_LINK` for the check that
+    /// a cluster's members all belong together).
+    fn link(&self, a: usize, b: usize, scale: f64) -> Option<Edge> {
+        let facts = self.facts;
+        let (ca, cb) = (facts.native_category[a], facts.native_category[b]);
+        if facts.bot[a] == facts.bot[b] || (ca != NONE && cb != NONE && ca != cb) {
+            return None;
+        }
+        let distance = self.distance(a, b);
+        let overlap = self.corpus.overlap(a, b);
+        let (similarity, code) = (overlap.similarity, overlap.distinctive_code);
+        let at_least = |threshold: f64| similarity >= threshold * scale;
+        let rule = match distance {
+            Some(d) if d <= NEAR_LINES => at_least(NEAR_SIMILARITY).then_some(Rule::Near),
+            Some(d) if d <= FAR_LINES => {
+                (at_least(MID_SIMILARITY) && code >= 1).then_some(Rule::Mid)
+            }
+            Some(_) => (at_least(FAR_SIMILARITY) && code >= 2).then_some(Rule::Far),
+            None if at_least(MID_SIMILARITY) && code >= 1 => Some(Rule::Unanchored),
+            None => at_least(STRONG_SIMILARITY).then_some(Rule::Strong),
+        }?;
+        Some(Edge {
+            a: a as u32,
+            b: b as u32,
+            similarity,
+            distance,
+            rule,
+        })
+    }
+
+    /// Lines between the two findings' nearest ranges; `None` without lines on both, or
+    /// when they point at different commits (their numbers then do not compare).
+    fn distance(&self, a: usize, b: usize) -> Option<u32> {
+        let (ca, cb) = (self.facts.commit[a], self.facts.commit[b]);
+        if ca != NONE && cb != NONE && ca != cb {
+            return None;
+        }
+        let (x, y) = (&self.findings[a].evidence, &self.findings[b].evidence);
+        x.ranges()
+            .flat_map(|r| y.ranges().map(move |s| r.gap(s)))
+            .min()
+    }
 }
 
 /// A category the bot itself gave (or a findings file stated) is strong; others are
@@ -305,10 +352,6 @@ fn is_native(finding: &NormalizedFinding) -> bool {
         .provenance
         .category_source
         .is_none_or(|source| source == CategorySource::Native)
-}
-
-fn native_categories_differ(x: &NormalizedFinding, y: &NormalizedFinding) -> bool {
-    is_native(x) && is_native(y) && !x.category.eq_ignore_ascii_case(&y.category)
 }
 
 /// Lower is stronger: the cluster takes the strongest member's category.

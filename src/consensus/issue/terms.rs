@@ -216,12 +216,17 @@ impl Corpus {
 
     /// How a reason shows the term: code in backticks, concepts and words as they are.
     pub(super) fn show(&self, term: u32) -> String {
-        let text = &self.display[term as usize];
-        match self.kinds[term as usize] {
-            Kind::Identifier | Kind::Code | Kind::File => format!("`{text}`"),
-            Kind::Category => format!("category {text}"),
-            Kind::Concept | Kind::Word => text.to_string(),
-        }
+        self.display[term as usize].to_string()
+    }
+}
+
+/// How a reason shows a term of this kind: code in backticks, concepts and words as they
+/// are (made once per term, when it is first seen).
+fn shown(kind: Kind, text: &str) -> Box<str> {
+    match kind {
+        Kind::Identifier | Kind::Code | Kind::File => format!("`{text}`").into(),
+        Kind::Category => format!("category {text}").into(),
+        Kind::Concept | Kind::Word => text.into(),
     }
 }
 
@@ -275,7 +280,7 @@ impl Builder {
         let id = self.kinds.len() as u32;
         self.ids.insert(self.key.as_str().into(), id);
         self.kinds.push(kind);
-        self.display.push(display.into());
+        self.display.push(shown(kind, display));
         id
     }
 
