@@ -216,15 +216,12 @@ fn seed_reasons(
     assignment: &cluster::Assignment,
     rules: Rules,
 ) -> Vec<Vec<MatchReason>> {
+    let seed = reason::SeedReasons::new(rules);
     let mut reasons = vec![Vec::new(); assignment.anchors.len()];
     for (index, &cluster) in assignment.cluster_of.iter().enumerate() {
         let anchor = assignment.anchors[cluster];
         if index != anchor {
-            reasons[cluster].push(reason::seed_reason(
-                rules,
-                &findings[anchor],
-                &findings[index],
-            ));
+            reasons[cluster].push(seed.of(&findings[anchor], &findings[index]));
         }
     }
     reasons
@@ -348,9 +345,10 @@ mod tests {
                     line_window: options.line_window,
                     title_overlap: options.title_overlap,
                 };
+                let reasons = reason::SeedReasons::new(rules);
                 let match_reasons = members[1..]
                     .iter()
-                    .map(|m| reason::seed_reason(rules, members[0], m))
+                    .map(|m| reasons.of(members[0], m))
                     .collect();
                 ConsensusFinding {
                     file: members[0].evidence.file.clone(),

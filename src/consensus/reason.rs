@@ -54,37 +54,44 @@ pub(super) fn describe_lines(
     out
 }
 
-/// Why the seed's rules put `member` in the cluster of `anchor` (its first member).
-pub(super) fn seed_reason(
-    rules: Rules,
-    anchor: &NormalizedFinding,
-    member: &NormalizedFinding,
-) -> MatchReason {
-    // The line rule decides on lines alone (similarity 1); the title rule on the overlap.
-    let (distance, similarity, rule) = match (anchor.evidence.line, member.evidence.line) {
-        (Some(a), Some(b)) => (
-            Some(a.abs_diff(b)),
-            1.0,
-            format!(
+/// Why the seed's rules put a member in the cluster of its anchor (first member); the
+/// rules' wording is made once, not per member.
+pub(super) struct SeedReasons {
+    line_rule: String,
+    title_rule: String,
+}
+
+impl SeedReasons {
+    pub(super) fn new(rules: Rules) -> SeedReasons {
+        SeedReasons {
+            line_rule: format!(
                 "seed: same file and category, first lines within {}",
                 rules.line_window
             ),
-        ),
-        _ => (
-            None,
-            jaccard(&title_tokens(&anchor.title), &title_tokens(&member.title)),
-            format!(
+            title_rule: format!(
                 "seed: same file and category, titles overlap at least {}",
                 rules.title_overlap
             ),
-        ),
-    };
-    MatchReason {
-        between: [member_name(anchor), member_name(member)],
-        lines: describe_lines(anchor, member, distance),
-        distance,
-        similarity: (similarity * 100.0).round() / 100.0,
-        shared: Vec::new(),
-        rule,
+        }
+    }
+
+    pub(super) fn of(&self, anchor: &NormalizedFinding, member: &NormalizedFinding) -> MatchReason {
+        // The line rule decides on lines alone (similarity 1); the title rule on the overlap.
+        let (distance, similarity, rule) = match (anchor.evidence.line, member.evidence.line) {
+            (Some(a), Some(b)) => (Some(a.abs_diff(b)), 1.0, &self.line_rule),
+            _ => (
+                None,
+                jaccard(&title_tokens(&anchor.title), &title_tokens(&member.title)),
+                &self.title_rule,
+            ),
+        };
+        MatchReason {
+            between: [member_name(anchor), member_name(member)],
+            lines: describe_lines(anchor, member, distance),
+            distance,
+            similarity: (similarity * 100.0).round() / 100.0,
+            shared: Vec::new(),
+            rule: rule.clone(),
+        }
     }
 }
