@@ -603,8 +603,10 @@ fn render_suppressed(finding: &SynthesizedFinding) -> String {
 /// Rendered pieces; `render` assembles them keeping the first `keep[i]` items of each.
 struct Sections {
     head: String,
-    /// Confirmed, needs-verification, unverified, suppressed: rendered items.
+    /// Confirmed, needs-verification, unverified, suppressed: the items rendered, the first
+    /// of each tier's `totals` (see [`render_items`]).
     items: [Vec<String>; 4],
+    totals: [usize; 4],
     suppressed_summary: String,
     /// Acknowledged findings (before the suppressed ones), commands not followed (after).
     acknowledged: String,
@@ -626,7 +628,7 @@ impl Sections {
             if items.is_empty() {
                 continue;
             }
-            let total = self.items[i].len();
+            let total = self.totals[i];
             if level == ConsensusLevel::Confirmed {
                 let _ = writeln!(out, "\n### {} ({total})\n", level_title(level));
                 out.extend(items.iter().map(String::as_str));
@@ -641,26 +643,25 @@ impl Sections {
             }
         }
         out.push_str(&self.acknowledged);
-        if !self.items[3].is_empty() {
+        if self.totals[3] > 0 {
             let _ = writeln!(
                 out,
                 "\n<details>\n<summary>Suppressed ({}): {}</summary>\n",
-                self.items[3].len(),
-                self.suppressed_summary
+                self.totals[3], self.suppressed_summary
             );
             out.extend(self.items[3][..keep[3]].iter().map(String::as_str));
-            if keep[3] < self.items[3].len() && keep[3] == 0 {
+            if keep[3] < self.totals[3] && keep[3] == 0 {
                 out.push_str("The list did not fit; see the JSON report.\n");
             }
             out.push_str("\n</details>\n");
         }
         out.push_str(&self.commands);
         let cut: Vec<String> = (0..4)
-            .filter(|&i| keep[i] < self.items[i].len())
-            .map(|i| format!("{} {}", self.items[i].len() - keep[i], SECTION_NAMES[i]))
+            .filter(|&i| keep[i] < self.totals[i])
+            .map(|i| format!("{} {}", self.totals[i] - keep[i], SECTION_NAMES[i]))
             .collect();
         if !cut.is_empty() {
-            let total: usize = (0..4).map(|i| self.items[i].len() - keep[i]).sum();
+            let total: usize = (0..4).map(|i| self.totals[i] - keep[i]).sum();
             let _ = writeln!(
                 out,
                 "\n_✂️ {total} finding(s) cut to fit the comment size limit of {max_chars} \
@@ -683,16 +684,54 @@ fn keep_after_cutting(lens: [usize; 4], mut n: usize) -> [usize; 4] {
     keep
 }
 
-pub fn render_comment(outcome: &Outcome, options: &RenderOptions) -> String {
+/// Each tier's items rendered in order (confirmed, needs-verification, unverified,
+/// suppressed) until their length alone passes `budget`, and how many each tier has. The
+/// items kept are always the first ones in that order (the lowest tiers are cut first), so
+/// an item after that point could never be kept: a large PR renders what can show, not
+/// every finding.
+fn render_items(
+    outcome: &Outcome,
+    options: &RenderOptions,
+    budget: usize,
+) -> ([Vec<String>; 4], [usize; 4]) {
     let mut items: [Vec<String>; 4] = Default::default();
-    for (i, level) in ConsensusLevel::DESCENDING.into_iter().enumerate() {
-        items[i] = outcome
-            .surfaced()
-            .filter(|f| f.consensus.level == level)
-            .map(|f| render_finding(f, outcome, options))
-            .collect();
+    let mut totals = [0; 4];
+    let mut spent = 0;
+    let mut add = |tier: usize, render: &dyn Fn() -> String| {
+        totals[tier] += 1;
+        if spent <= budget {
+            let item = render();
+            spent += item.chars().count();
+            items[tier].push(item);
+        }
+    };
+    for (tier, level) in ConsensusLevel::DESCENDING.into_iter().enumerate() {
+        for finding in outcome.surfaced().filter(|f| f.consensus.level == level) {
+            add(tier, &|| render_finding(finding, outcome, options));
+        }
     }
-    items[3] = outcome.suppressed().map(render_suppressed).collect();
+    for finding in outcome.suppressed() {
+        add(3, &|| render_suppressed(finding));
+    }
+    (items, totals)
+}
+
+pub fn render_comment(outcome: &Outcome, options: &RenderOptions) -> String {
+    // The state block goes last and always whole: the findings make room for it.
+    let state = identity::state_block(outcome);
+    let with_state = |body: String| {
+        if state.is_empty() {
+            body
+        } else {
+            format!("{body}\n{state}\n")
+        }
+    };
+    let budget = match state.chars().count() {
+        0 => options.max_chars,
+        n => options.max_chars.saturating_sub(n + 2),
+    };
+
+    let (items, totals) = render_items(outcome, options, budget);
     let mut reasons: Vec<(SuppressionReason, usize)> = Vec::new();
     for reason in outcome.suppressed().filter_map(|f| f.suppression_reason) {
         match reasons.iter_mut().find(|(r, _)| *r == reason) {
@@ -708,28 +747,19 @@ pub fn render_comment(outcome: &Outcome, options: &RenderOptions) -> String {
     let sections = Sections {
         head: render_head(outcome, options),
         items,
+        totals,
         suppressed_summary,
         acknowledged: identity::acknowledged(outcome, &|f| render_finding(f, outcome, options)),
         commands: identity::commands(outcome),
     };
-    // The state block goes last and always whole: the findings make room for it.
-    let state = identity::state_block(outcome);
-    let with_state = |body: String| {
-        if state.is_empty() {
-            body
-        } else {
-            format!("{body}\n{state}\n")
-        }
-    };
-    let budget = match state.chars().count() {
-        0 => options.max_chars,
-        n => options.max_chars.saturating_sub(n + 2),
-    };
 
-    let lens = sections.items.each_ref().map(Vec::len);
+    let lens = sections.totals;
     let total: usize = lens.iter().sum();
     let fits = |cut: usize| {
-        let body = sections.assemble(keep_after_cutting(lens, cut), options.max_chars);
+        let keep = keep_after_cutting(lens, cut);
+        // Keeping an item not rendered would already pass the budget.
+        let rendered = (0..4).all(|i| keep[i] <= sections.items[i].len());
+        let body = rendered.then(|| sections.assemble(keep, options.max_chars))?;
         (body.chars().count() <= budget).then_some(body)
     };
     if let Some(body) = fits(0) {

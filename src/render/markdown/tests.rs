@@ -396,7 +396,20 @@ fn budget_cuts_lowest_tiers_first() {
         .find(|l| l.contains("cut to fit"))
         .expect("cut line");
     assert!(cut_line.contains("1 suppressed"), "{cut_line}");
-    assert!(cut_line.contains("needs-verification"), "{cut_line}");
+    // Only the items that can fit are rendered; the counts are still of every finding.
+    let kept = (0..200)
+        .filter(|i| body.contains(&format!("n{i}.rs:1")))
+        .count();
+    assert!(
+        cut_line.contains(&format!("{} needs-verification", 200 - kept)),
+        "{cut_line}"
+    );
+    assert!(
+        cut_line.contains(&format!("{} finding(s) cut", 200 - kept + 1)),
+        "{cut_line}"
+    );
+    assert!(body.contains("Needs verification (200)"), "the tier's full count");
+    assert!(body.contains("Suppressed (1)"), "the suppressed count");
     assert!(body.ends_with("_\n"));
 
     // A budget smaller than the head still returns a bounded body starting with the marker.
