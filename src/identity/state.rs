@@ -196,13 +196,17 @@ pub fn clip(text: &str, max: usize) -> String {
 pub fn bound(state: &mut State, current: &BTreeSet<String>, max_chars: usize) {
     let excess = state.seen.len().saturating_sub(MAX_ENTRIES);
     if excess > 0 {
-        let drop: Vec<Victim> = victims(state, current)
+        let drop: Vec<String> = victims(state, current)
             .into_iter()
-            .filter(|v| matches!(v, Victim::Seen(_)))
+            .filter_map(|v| match v {
+                Victim::Seen(fp) => Some(fp),
+                Victim::Perm(_) | Victim::Ack(_) => None,
+            })
             .take(excess)
             .collect();
-        for victim in drop {
-            victim.remove(state);
+        // Dropped by count, not by size: no saving to estimate.
+        for fp in drop {
+            state.seen.remove(&fp);
         }
     }
     let exact = |state: &State| encode(state).chars().count();

@@ -408,7 +408,10 @@ fn budget_cuts_lowest_tiers_first() {
         cut_line.contains(&format!("{} finding(s) cut", 200 - kept + 1)),
         "{cut_line}"
     );
-    assert!(body.contains("Needs verification (200)"), "the tier's full count");
+    assert!(
+        body.contains("Needs verification (200)"),
+        "the tier's full count"
+    );
     assert!(body.contains("Suppressed (1)"), "the suppressed count");
     assert!(body.ends_with("_\n"));
 
