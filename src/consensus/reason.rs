@@ -16,7 +16,7 @@ pub(super) fn member_name(finding: &NormalizedFinding) -> String {
     name
 }
 
-/// `147-149` or `149`; `None` without a line.
+/// The finding's first and last line; `None` without a line.
 fn range_of(finding: &NormalizedFinding) -> Option<(u32, u32)> {
     let start = finding.evidence.line?;
     Some((start, finding.evidence.end_line.unwrap_or(start)))
@@ -33,7 +33,8 @@ fn push_range(out: &mut String, range: Option<(u32, u32)>) {
     };
 }
 
-/// `same lines`, `lines 65/163`, `lines 246/297 on different commits`, `no line`.
+/// `same lines`, `lines 65/163`, `lines 246/297 on different commits`, `lines -/12` (one
+/// without a line).
 pub(super) fn describe_lines(
     x: &NormalizedFinding,
     y: &NormalizedFinding,

@@ -603,8 +603,8 @@ fn render_suppressed(finding: &SynthesizedFinding) -> String {
 /// Rendered pieces; `render` assembles them keeping the first `keep[i]` items of each.
 struct Sections {
     head: String,
-    /// Confirmed, needs-verification, unverified, suppressed: the items rendered, the first
-    /// of each tier's `totals` (see [`render_items`]).
+    /// Confirmed, needs-verification, unverified, suppressed: each tier's first items,
+    /// rendered (only those that can fit, see [`render_items`]), and how many it has.
     items: [Vec<String>; 4],
     totals: [usize; 4],
     suppressed_summary: String,

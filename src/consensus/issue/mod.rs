@@ -251,7 +251,7 @@ fn candidate_pairs(
     pairs.dedup();
 }
 
-/// What `judge` compares besides content, read once per finding: its bot, its native
+/// What a link compares besides content, read once per finding: its bot, its native
 /// category and its commit as small ids (`NONE` when absent).
 struct Facts {
     bot: Vec<u32>,
