@@ -128,6 +128,11 @@ pub struct Evidence {
     /// Copilot's "also appears on line N"): matching compares every range.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub also: Vec<LineRange>,
+    /// The code the bot's suggestion block proposes (GitHub ```` ```suggestion ````, or the
+    /// added lines of a ```` ```diff ```` block): two bots proposing the same change are
+    /// evidence of one defect.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub suggested: String,
 }
 
 /// Lines `start..=end` of the finding's file.
@@ -341,8 +346,11 @@ pub struct MatchReason {
     /// Shared evidence, most distinctive first: `identifiers`, concepts, words.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub shared: Vec<String>,
-    /// The rule that accepted the link.
+    /// The rule that accepted the link (`seed: ...`), or what the match model weighed most.
     pub rule: String,
+    /// The match model's probability that the two are one defect (issue matching).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probability: Option<f64>,
 }
 
 /// The synthesis stage's confidence in a merged finding.

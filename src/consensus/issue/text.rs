@@ -1,0 +1,553 @@
+//! What a finding says, as terms in channels: the words of its claim (stemmed), the
+//! identifiers and code it names, the numbers and literals it quotes, the code its
+//! suggestion block proposes, and the defect classes it mentions. Each term is weighted by
+//! how distinctive it is within this PR (inverse document frequency over its findings);
+//! how much two findings share is measured per channel, and the match model weighs the
+//! channels (a feature each), not a constant per kind.
+
+use rust_stemmers::{Algorithm, Stemmer};
+
+use super::lexicon;
+use crate::consensus::cluster::FastMap;
+use crate::model::NormalizedFinding;
+
+/// What a term is: the channel it counts in and how a reason shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) enum Channel {
+    /// A stemmed word of the title or explanation (bot boilerplate removed).
+    Word,
+    /// An identifier, flag, file name or inline code span (`close_rate`, `--files`).
+    Code,
+    /// A number or a quoted literal (`100`, `"0.29"`).
+    Literal,
+    /// A code token of the change the finding's suggestion block proposes.
+    Suggestion,
+    /// A defect class from the vocabulary (race condition, CWE-362; magic number).
+    Class,
+}
+
+pub(super) const CHANNELS: usize = 5;
+
+impl Channel {
+    fn tag(self) -> char {
+        match self {
+            Channel::Word => 'w',
+            Channel::Code => 'c',
+            Channel::Literal => 'l',
+            Channel::Suggestion => 's',
+            Channel::Class => 'k',
+        }
+    }
+}
+
+/// Words that say nothing about which issue a finding names.
+const STOP_WORDS: &[&str] = &[
+    "about", "above", "after", "again", "all", "already", "also", "and", "another", "any", "are",
+    "because", "been", "before", "being", "both", "but", "can", "cannot", "could", "did", "does",
+    "doing", "done", "each", "either", "else", "etc", "even", "every", "for", "from", "had", "has",
+    "have", "having", "her", "here", "him", "his", "how", "into", "its", "itself", "just", "may",
+    "might", "more", "most", "much", "must", "not", "now", "off", "once", "one", "only", "onto",
+    "other", "our", "out", "over", "own", "per", "same", "shall", "she", "should", "since", "some",
+    "still", "such", "than", "that", "the", "their", "them", "then", "there", "these", "they",
+    "this", "those", "though", "thus", "too", "two", "under", "until", "upon", "very", "via",
+    "was", "were", "what", "when", "where", "whether", "which", "while", "who", "whom", "why",
+    "will", "with", "within", "without", "would", "yet", "you", "your",
+];
+
+/// Bot boilerplate that survives into the explanation: the same words on every finding of a
+/// bot say nothing about which defect it names.
+const BOILERPLATE: &[&str] = &[
+    "Useful? React with 👍 / 👎.",
+    "React with 👍 or 👎",
+    "Prompt for AI Agents",
+    "Fix in Cursor",
+    "Fix in Web",
+    "Fix in Claude Code",
+    "Committable suggestion",
+    "Analysis chain",
+];
+
+/// Every finding's terms, weighted within the PR.
+pub(super) struct Corpus {
+    channels: Vec<Channel>,
+    display: Vec<Box<str>>,
+    /// Per term: inverse document frequency within the PR.
+    weights: Vec<f64>,
+    /// Per finding: its distinct terms, sorted (by channel, then id), as a range of `terms`.
+    spans: Vec<(u32, u32)>,
+    terms: Vec<u32>,
+    /// Per finding and channel: the sum of its terms' weights.
+    norms: Vec<[f64; CHANNELS]>,
+    /// Per finding: its claim is negated ("does not", "missing", "never").
+    pub negated: Vec<bool>,
+}
+
+impl Corpus {
+    pub(super) fn build(findings: &[NormalizedFinding]) -> Corpus {
+        let mut builder = Builder::default();
+        let mut spans = Vec::with_capacity(findings.len());
+        let mut terms: Vec<u32> = Vec::new();
+        let mut negated = Vec::with_capacity(findings.len());
+        for finding in findings {
+            let start = terms.len();
+            builder.extract(finding, &mut terms);
+            let own = &mut terms[start..];
+            own.sort_unstable();
+            let distinct = dedup_sorted(own);
+            terms.truncate(start + distinct);
+            spans.push((start as u32, terms.len() as u32));
+            negated.push(is_negated(&finding.title));
+        }
+        let Builder {
+            channels, display, ..
+        } = builder;
+
+        let mut document_frequency = vec![0u32; channels.len()];
+        for &term in &terms {
+            document_frequency[term as usize] += 1;
+        }
+        let count = findings.len().max(1) as f64;
+        let weights: Vec<f64> = document_frequency
+            .iter()
+            .map(|&df| (1.0 + count / f64::from(df.max(1))).ln())
+            .collect();
+        let norms = spans
+            .iter()
+            .map(|&(start, end)| {
+                let mut norm = [0.0; CHANNELS];
+                for &t in &terms[start as usize..end as usize] {
+                    norm[channels[t as usize] as usize] += weights[t as usize];
+                }
+                norm
+            })
+            .collect();
+        Corpus {
+            channels,
+            display,
+            weights,
+            spans,
+            terms,
+            norms,
+            negated,
+        }
+    }
+
+    fn terms_of(&self, finding: usize) -> &[u32] {
+        let (start, end) = self.spans[finding];
+        &self.terms[start as usize..end as usize]
+    }
+
+    /// The finding's terms of one channel.
+    pub(super) fn channel_terms(
+        &self,
+        finding: usize,
+        channel: Channel,
+    ) -> impl Iterator<Item = u32> + '_ {
+        self.terms_of(finding)
+            .iter()
+            .copied()
+            .filter(move |&t| self.channels[t as usize] == channel)
+    }
+
+    pub(super) fn has(&self, finding: usize, channel: Channel) -> bool {
+        self.norms[finding][channel as usize] > 0.0
+    }
+
+    /// Both findings' terms, in order, calling `shared` for each term they share.
+    fn each_shared(&self, a: usize, b: usize, mut shared: impl FnMut(u32)) {
+        let (ta, tb) = (self.terms_of(a), self.terms_of(b));
+        let (mut i, mut j) = (0, 0);
+        while i < ta.len() && j < tb.len() {
+            match ta[i].cmp(&tb[j]) {
+                std::cmp::Ordering::Less => i += 1,
+                std::cmp::Ordering::Greater => j += 1,
+                std::cmp::Ordering::Equal => {
+                    shared(ta[i]);
+                    i += 1;
+                    j += 1;
+                }
+            }
+        }
+    }
+
+    /// Per channel, the weighted cosine of the two findings' term sets, in [0, 1]: the
+    /// weight of what they share over the geometric mean of what each says.
+    pub(super) fn similarity(&self, a: usize, b: usize) -> [f64; CHANNELS] {
+        let mut shared = [0.0; CHANNELS];
+        self.each_shared(a, b, |t| {
+            shared[self.channels[t as usize] as usize] += self.weights[t as usize];
+        });
+        let mut out = [0.0; CHANNELS];
+        for k in 0..CHANNELS {
+            let norm = (self.norms[a][k] * self.norms[b][k]).sqrt();
+            if norm > 0.0 {
+                out[k] = shared[k] / norm;
+            }
+        }
+        out
+    }
+
+    /// The terms two findings share, heaviest first (code before words on ties).
+    pub(super) fn shared_terms(&self, a: usize, b: usize) -> Vec<u32> {
+        let mut shared = Vec::new();
+        self.each_shared(a, b, |t| shared.push(t));
+        shared.sort_by(|&x, &y| {
+            self.weights[y as usize]
+                .total_cmp(&self.weights[x as usize])
+                .then(self.channels[x as usize].cmp(&self.channels[y as usize]))
+                .then(x.cmp(&y))
+        });
+        shared
+    }
+
+    pub(super) fn channel_of(&self, term: u32) -> Channel {
+        self.channels[term as usize]
+    }
+
+    /// How a reason shows the term: code in backticks, classes and words as they are.
+    pub(super) fn show(&self, term: u32) -> &str {
+        &self.display[term as usize]
+    }
+}
+
+/// How a reason shows a term of this channel (made once per term, when first seen).
+fn shown(channel: Channel, text: &str) -> Box<str> {
+    match channel {
+        Channel::Code | Channel::Suggestion => format!("`{text}`").into(),
+        Channel::Literal => format!("`{text}`").into(),
+        Channel::Class | Channel::Word => text.into(),
+    }
+}
+
+/// A claim that something is absent or does not happen.
+fn is_negated(title: &str) -> bool {
+    const NEGATIONS: &[&str] = &[
+        "not", "no", "never", "missing", "without", "lacks", "cannot", "isn't", "doesn't",
+        "don't", "won't", "aren't", "fails",
+    ];
+    prose_words(title).any(|w| {
+        let lower = w.to_ascii_lowercase();
+        NEGATIONS.contains(&lower.as_str()) || lower.ends_with("n't")
+    })
+}
+
+/// Drop repeats from a sorted slice in place; returns how many distinct values lead it.
+fn dedup_sorted(values: &mut [u32]) -> usize {
+    let mut kept = 0;
+    for index in 0..values.len() {
+        if index == 0 || values[index] != values[kept - 1] {
+            values[kept] = values[index];
+            kept += 1;
+        }
+    }
+    kept
+}
+
+/// Interns terms and stems words, once per distinct word.
+struct Builder {
+    stemmer: Stemmer,
+    ids: FastMap<Box<str>, u32>,
+    /// Lowercase word -> its stemmed word term (or `u32::MAX`: not a term).
+    words: FastMap<Box<str>, u32>,
+    channels: Vec<Channel>,
+    display: Vec<Box<str>>,
+    key: String,
+    lower: String,
+}
+
+impl Default for Builder {
+    fn default() -> Self {
+        Builder {
+            stemmer: Stemmer::create(Algorithm::English),
+            ids: FastMap::default(),
+            words: FastMap::default(),
+            channels: Vec::new(),
+            display: Vec::new(),
+            key: String::new(),
+            lower: String::new(),
+        }
+    }
+}
+
+impl Builder {
+    fn id(&mut self, channel: Channel, text: &str, display: &str) -> u32 {
+        self.key.clear();
+        self.key.push(channel.tag());
+        self.key.push(':');
+        self.key.push_str(text);
+        if let Some(&id) = self.ids.get(self.key.as_str()) {
+            return id;
+        }
+        let id = self.channels.len() as u32;
+        self.ids.insert(self.key.as_str().into(), id);
+        self.channels.push(channel);
+        self.display.push(shown(channel, display));
+        id
+    }
+
+    fn extract(&mut self, finding: &NormalizedFinding, out: &mut Vec<u32>) {
+        for text in [finding.title.as_str(), finding.detail.as_str()] {
+            let text = without_boilerplate(text);
+            for piece in split_code(&text) {
+                match piece {
+                    Piece::Code(span) => self.code_span(span, out),
+                    Piece::Prose(prose) => self.prose(prose, out),
+                }
+            }
+            for class in lexicon::classes_in(&text) {
+                out.push(self.id(Channel::Class, class.name, &class.label()));
+            }
+        }
+        for token in code_tokens(&finding.evidence.suggested) {
+            if token.len() >= 2 {
+                out.push(self.lowered_id(Channel::Suggestion, token));
+            }
+        }
+    }
+
+    /// The term of `text` lowercased (through a reused buffer: most lookups find it).
+    fn lowered_id(&mut self, channel: Channel, text: &str) -> u32 {
+        let mut lower = std::mem::take(&mut self.lower);
+        lowercase_into(text, &mut lower);
+        let id = self.id(channel, &lower, text);
+        self.lower = lower;
+        id
+    }
+
+    /// A code span: a literal, a file name, or its code tokens and (when it has several)
+    /// the whole.
+    fn code_span(&mut self, span: &str, out: &mut Vec<u32>) {
+        let span = span.trim();
+        if is_literal(span) {
+            out.push(self.lowered_id(Channel::Literal, span.trim_matches(['"', '\''])));
+            return;
+        }
+        let base = match span.rsplit_once('/') {
+            Some((_, base)) if !span.contains(char::is_whitespace) && !base.is_empty() => base,
+            _ => span,
+        };
+        if is_file_name(base) {
+            out.push(self.lowered_id(Channel::Code, base));
+            return;
+        }
+        let mut tokens = 0;
+        for token in code_tokens(span) {
+            tokens += 1;
+            if token.len() >= 2 {
+                out.push(self.lowered_id(Channel::Code, token));
+            }
+            // `float` is also the word "floats" of another bot's prose.
+            if token.chars().all(|c| c.is_ascii_lowercase()) {
+                out.extend(self.word(token));
+            }
+        }
+        for number in numbers(span) {
+            out.push(self.lowered_id(Channel::Literal, number));
+        }
+        if tokens > 1 && span.chars().count() <= 40 {
+            let normal = span
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+                .to_lowercase();
+            out.push(self.id(Channel::Code, &normal, span));
+        }
+    }
+
+    /// Prose: identifier-shaped words are code, file names are code, numbers and quoted
+    /// strings are literals, the rest are stemmed words (stop words, priorities and short
+    /// words dropped).
+    fn prose(&mut self, prose: &str, out: &mut Vec<u32>) {
+        for quoted in quoted_literals(prose) {
+            out.push(self.lowered_id(Channel::Literal, quoted));
+        }
+        for number in numbers(prose) {
+            out.push(self.lowered_id(Channel::Literal, number));
+        }
+        for token in prose_words(prose) {
+            if is_file_name(token) {
+                out.push(self.lowered_id(Channel::Code, token));
+                continue;
+            }
+            for word in token.split('.').filter(|w| !w.is_empty()) {
+                if looks_like_identifier(word) {
+                    out.push(self.lowered_id(Channel::Code, word));
+                } else if let Some(term) = self.word(word) {
+                    out.push(term);
+                }
+            }
+        }
+    }
+
+    fn word(&mut self, word: &str) -> Option<u32> {
+        let mut lower = std::mem::take(&mut self.lower);
+        lowercase_into(word, &mut lower);
+        let term = match self.words.get(lower.as_str()) {
+            Some(&term) => term,
+            None => {
+                let keep = lower.chars().count() >= 3
+                    && STOP_WORDS.binary_search(&lower.as_str()).is_err()
+                    && !is_priority(&lower);
+                let term = if keep {
+                    let stem = self.stemmer.stem(&lower).into_owned();
+                    self.id(Channel::Word, &stem, &lower)
+                } else {
+                    u32::MAX
+                };
+                self.words.insert(lower.as_str().into(), term);
+                term
+            }
+        };
+        self.lower = lower;
+        (term != u32::MAX).then_some(term)
+    }
+}
+
+/// `text` without the bots' boilerplate phrases (borrowed when it has none).
+fn without_boilerplate(text: &str) -> std::borrow::Cow<'_, str> {
+    let mut out = std::borrow::Cow::Borrowed(text);
+    for phrase in BOILERPLATE {
+        if out.contains(phrase) {
+            out = std::borrow::Cow::Owned(out.replace(phrase, " "));
+        }
+    }
+    out
+}
+
+/// A code span that is a literal: a number or a quoted string.
+fn is_literal(span: &str) -> bool {
+    let quoted = span.len() >= 2
+        && ((span.starts_with('"') && span.ends_with('"'))
+            || (span.starts_with('\'') && span.ends_with('\'')));
+    quoted || (!span.is_empty() && span.parse::<f64>().is_ok())
+}
+
+/// Numbers of two or more characters (`42`, `0.29`, `100ms` gives `100`): quoted counts,
+/// limits and sums name what is wrong as precisely as an identifier. Single digits are too
+/// common to say anything.
+fn numbers(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .map(|t| t.trim_matches('.'))
+        .filter(|t| t.len() >= 2 && t.chars().next().is_some_and(|c| c.is_ascii_digit()))
+        .filter(|t| t.parse::<f64>().is_ok())
+}
+
+/// Short strings in double quotes in prose (`"recieved"`, “/tmp/...”).
+fn quoted_literals(prose: &str) -> impl Iterator<Item = &str> {
+    prose
+        .split(['"', '“', '”'])
+        .skip(1)
+        .step_by(2)
+        .map(str::trim)
+        .filter(|q| (2..=40).contains(&q.chars().count()))
+}
+
+fn lowercase_into(text: &str, out: &mut String) {
+    out.clear();
+    if text.is_ascii() {
+        out.push_str(text);
+        out.make_ascii_lowercase();
+    } else {
+        out.extend(text.chars().flat_map(char::to_lowercase));
+    }
+}
+
+/// A piece of a finding's text: inline code or prose.
+enum Piece<'a> {
+    Code(&'a str),
+    Prose(&'a str),
+}
+
+/// Split text at inline code spans (backticks on one line; an unclosed one is prose).
+fn split_code(text: &str) -> impl Iterator<Item = Piece<'_>> {
+    let mut rest = text;
+    let mut pending: Option<&str> = None;
+    std::iter::from_fn(move || {
+        if let Some(code) = pending.take() {
+            return Some(Piece::Code(code));
+        }
+        if rest.is_empty() {
+            return None;
+        }
+        let Some(open) = rest.find('`') else {
+            return Some(Piece::Prose(std::mem::take(&mut rest)));
+        };
+        let after = &rest[open + 1..];
+        match after.find(['`', '\n']) {
+            Some(close) if after.as_bytes()[close] == b'`' => {
+                let prose = &rest[..open];
+                pending = Some(&after[..close]);
+                rest = &after[close + 1..];
+                Some(Piece::Prose(prose))
+            }
+            _ => {
+                let prose = &rest[..open + 1];
+                rest = after;
+                Some(Piece::Prose(prose))
+            }
+        }
+    })
+}
+
+fn is_code_char(c: char) -> bool {
+    c.is_alphanumeric() || matches!(c, '_' | '$' | '.' | '-')
+}
+
+/// Tokens of code: runs of word characters, `.`, `$` and `-` that start with a letter, `_`,
+/// `$` or `-` (flags), trimmed of trailing dots and dashes.
+fn code_tokens(span: &str) -> impl Iterator<Item = &str> {
+    span.split(|c: char| !is_code_char(c))
+        .map(|t| t.trim_end_matches(['.', '-']))
+        .filter(|t| {
+            t.chars()
+                .next()
+                .is_some_and(|c| c.is_alphabetic() || matches!(c, '_' | '$' | '-'))
+        })
+}
+
+/// Words of prose: runs of word characters with inner `-`, `'`, `.` (file names) kept.
+fn prose_words(prose: &str) -> impl Iterator<Item = &str> {
+    prose
+        .split(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '-' | '\'' | '.')))
+        .map(|w| w.trim_matches(|c: char| matches!(c, '-' | '\'' | '.')))
+        .filter(|w| w.chars().next().is_some_and(char::is_alphabetic))
+}
+
+/// `close_rate`, `detectAgent`, `MD032`, `x86`: written like code even without backticks.
+fn looks_like_identifier(word: &str) -> bool {
+    let mut pairs = word.chars().zip(word.chars().skip(1));
+    let shaped = word.contains('_')
+        || pairs.any(|(a, b)| {
+            (a.is_lowercase() && b.is_uppercase()) || (a.is_alphabetic() && b.is_ascii_digit())
+        });
+    shaped && !is_priority(word)
+}
+
+/// `P0`..`P4`: a priority, said by the bot about itself, not about the code.
+fn is_priority(word: &str) -> bool {
+    let bytes = word.as_bytes();
+    bytes.len() == 2 && matches!(bytes[0], b'p' | b'P') && bytes[1].is_ascii_digit()
+}
+
+/// Extensions of the files reviews talk about (a list, so that `process.cwd` is no file).
+const FILE_EXTENSIONS: &[&str] = &[
+    "c", "cc", "cfg", "cjs", "conf", "cpp", "cs", "css", "csv", "env", "go", "gradle", "h", "hpp",
+    "html", "ini", "java", "js", "json", "jsx", "kt", "lock", "md", "mdx", "mjs", "php", "py",
+    "rb", "rs", "scss", "sh", "sql", "svelte", "swift", "toml", "ts", "tsx", "txt", "vue", "xml",
+    "yaml", "yml",
+];
+
+/// `grok-build.ts`, `MEMORY.md`: a name with a known file extension.
+fn is_file_name(text: &str) -> bool {
+    let Some((stem, extension)) = text.rsplit_once('.') else {
+        return false;
+    };
+    !stem.is_empty()
+        && stem
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.'))
+        && FILE_EXTENSIONS.contains(&extension.to_ascii_lowercase().as_str())
+}
+
+#[cfg(test)]
+mod tests;
