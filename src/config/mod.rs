@@ -147,6 +147,7 @@ impl Config {
                 line_window: self.line_window,
                 title_overlap: self.title_overlap,
                 matching: self.matching,
+                ..ConsensusOptions::default()
             },
             fail_on: self.fail_on,
             fail_on_severity: self.fail_on_severity,

@@ -17,13 +17,14 @@ use crate::model::{ConsensusFinding, ConsensusLevel, MatchReason, NormalizedFind
 use cluster::{FastMap, Rules};
 
 pub use issue::{
-    FAR_LINES, FAR_SIMILARITY, MID_SIMILARITY, NEAR_LINES, NEAR_SIMILARITY, STRONG_SIMILARITY,
+    fit, is_where, judged_pairs, sigmoid, Constraints, FittedOn, Model, PairEvidence, FEATURES,
+    FEATURE_COUNT,
 };
 
 /// How findings are judged the same issue (the `matching` input).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Matching {
-    /// Content, ranges and one finding per bot: for real bots (docs/scoring.md).
+    /// A match model fitted on labelled real PRs: for real bots (docs/scoring.md).
     #[default]
     Issue,
     /// Exactly the seed's dedup rule, for parity with other implementations.
@@ -50,7 +51,7 @@ impl Matching {
 }
 
 /// The engine's knobs: the seed's, and the matching mode (`line_window` and
-/// `title_overlap` are the seed rule's; `issue` matching has its own, documented ones).
+/// `title_overlap` are the seed rule's; `issue` matching has its fitted model).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ConsensusOptions {
     /// Agreement denominator; `None` = distinct bots in the input (at least 1).
@@ -58,6 +59,8 @@ pub struct ConsensusOptions {
     pub line_window: u32,
     pub title_overlap: f64,
     pub matching: Matching,
+    /// What people said with `/consensus split` and `/consensus same` (issue matching).
+    pub constraints: Constraints,
 }
 
 impl Default for ConsensusOptions {
@@ -67,6 +70,7 @@ impl Default for ConsensusOptions {
             line_window: 3,
             title_overlap: 0.5,
             matching: Matching::default(),
+            constraints: Constraints::default(),
         }
     }
 }
@@ -110,7 +114,8 @@ pub fn consensus_owned(
             (assignment, category_from, reasons)
         }
         Matching::Issue => {
-            let matched = issue::assign_clusters(&findings);
+            let matched =
+                issue::assign_clusters(&findings, Model::builtin(), &options.constraints);
             (matched.assignment, matched.category_from, matched.reasons)
         }
     };
@@ -208,6 +213,18 @@ pub fn consensus_owned(
             }
         })
         .collect()
+}
+
+/// `issue` matching with a given model: each finding's cluster (numbered by first member).
+/// For fitting and measuring the model; the engine uses the built-in one.
+pub fn issue_clusters(
+    findings: &[NormalizedFinding],
+    model: &Model,
+    constraints: &Constraints,
+) -> Vec<usize> {
+    issue::assign_clusters(findings, model, constraints)
+        .assignment
+        .cluster_of
 }
 
 /// Per cluster: why each member after the anchor joined it under the seed's rules.
@@ -420,7 +437,7 @@ mod tests {
             line_window in 0..4u32,
             title_overlap in prop::sample::select(vec![0.0, 0.34, 0.5, 1.0]),
         ) {
-            let options = ConsensusOptions { bots_ran, line_window, title_overlap, matching: Matching::Seed };
+            let options = ConsensusOptions { bots_ran, line_window, title_overlap, matching: Matching::Seed, constraints: Constraints::default() };
             let expected = naive(&findings, &options);
             prop_assert_eq!(compute_consensus(&findings, &options), expected.clone());
             // The owned entry point is the implementation; the borrowed one only copies.

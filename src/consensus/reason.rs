@@ -93,6 +93,7 @@ impl SeedReasons {
             similarity: (similarity * 100.0).round() / 100.0,
             shared: Vec::new(),
             rule: rule.clone(),
+            probability: None,
         }
     }
 }

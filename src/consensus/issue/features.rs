@@ -1,0 +1,179 @@
+//! A pair's evidence, in two channels: WHERE the two findings point (file, lines, commit,
+//! who is nearest to whom) and WHAT they say (the claim's words, the code, literals and
+//! suggestion each names, defect classes, polarity). Each feature is a number the match
+//! model weighs; none decides alone.
+
+use super::text::{Channel, Corpus};
+use crate::model::{CategorySource, NormalizedFinding};
+
+/// The features, in the model's order (`data/matching-model.json` lists the same names).
+pub const FEATURES: &[&str] = &[
+    // WHERE
+    "same_line",
+    "line_gap",
+    "no_line",
+    "other_commit",
+    "mutual_nearest",
+    "same_bot",
+    "same_bot_round",
+    // WHAT
+    "words",
+    "code",
+    "literals",
+    "suggestion",
+    "defect_class",
+    "polarity",
+    "category_wall",
+];
+
+pub const FEATURE_COUNT: usize = 14;
+
+/// Feature indices, for code that reads one.
+pub(super) mod at {
+    pub const SAME_LINE: usize = 0;
+    pub const LINE_GAP: usize = 1;
+    pub const NO_LINE: usize = 2;
+    pub const OTHER_COMMIT: usize = 3;
+    pub const MUTUAL_NEAREST: usize = 4;
+    pub const SAME_BOT: usize = 5;
+    pub const SAME_BOT_ROUND: usize = 6;
+    pub const WORDS: usize = 7;
+    pub const CODE: usize = 8;
+    pub const LITERALS: usize = 9;
+    pub const SUGGESTION: usize = 10;
+    pub const DEFECT_CLASS: usize = 11;
+    pub const POLARITY: usize = 12;
+    pub const CATEGORY_WALL: usize = 13;
+}
+
+/// Whether a feature says where (else what), for reasons and the ablation table.
+pub fn is_where(feature: usize) -> bool {
+    feature <= at::SAME_BOT_ROUND
+}
+
+/// Lines at which `line_gap` reaches 1 (it grows with the log of the gap beyond).
+const GAP_SCALE: f64 = 100.0;
+
+/// What a pair's features are computed from, read once per finding: its bot, commit,
+/// review and strong native category as small ids (`NONE` when absent).
+pub(super) struct Facts {
+    pub bot: Vec<u32>,
+    commit: Vec<u32>,
+    review: Vec<u64>,
+    native_category: Vec<u32>,
+}
+
+pub(super) const NONE: u32 = u32::MAX;
+
+impl Facts {
+    pub(super) fn of(findings: &[NormalizedFinding]) -> Facts {
+        let mut bots = super::super::cluster::Interner::default();
+        let mut categories = super::super::cluster::Interner::default();
+        let mut commits = super::super::cluster::Interner::default();
+        let mut facts = Facts {
+            bot: Vec::with_capacity(findings.len()),
+            commit: Vec::with_capacity(findings.len()),
+            review: Vec::with_capacity(findings.len()),
+            native_category: Vec::with_capacity(findings.len()),
+        };
+        let mut lower = String::new();
+        for finding in findings {
+            facts.bot.push(bots.id(&finding.bot) as u32);
+            let commit = finding.provenance.commit.as_deref();
+            facts
+                .commit
+                .push(commit.map_or(NONE, |c| commits.id(c) as u32));
+            facts
+                .review
+                .push(finding.provenance.review_id.unwrap_or(u64::MAX));
+            let native = if is_native(finding) && !finding.category.is_empty() {
+                lower.clear();
+                lower.push_str(&finding.category);
+                lower.make_ascii_lowercase();
+                categories.id(&lower) as u32
+            } else {
+                NONE
+            };
+            facts.native_category.push(native);
+        }
+        facts
+    }
+
+    /// The two findings come from one review round of one bot.
+    fn same_round(&self, a: usize, b: usize) -> bool {
+        (self.review[a] != u64::MAX && self.review[a] == self.review[b])
+            || (self.commit[a] != NONE && self.commit[a] == self.commit[b])
+    }
+}
+
+/// A category the bot itself gave (or a findings file stated) is strong; others are
+/// evidence.
+pub(super) fn is_native(finding: &NormalizedFinding) -> bool {
+    finding
+        .provenance
+        .category_source
+        .is_none_or(|source| source == CategorySource::Native)
+}
+
+/// Lines between the two findings' nearest ranges; `None` without lines on both.
+pub(super) fn gap(a: &NormalizedFinding, b: &NormalizedFinding) -> Option<u32> {
+    let (x, y) = (&a.evidence, &b.evidence);
+    x.ranges()
+        .flat_map(|r| y.ranges().map(move |s| r.gap(s)))
+        .min()
+}
+
+/// The features of the pair `(a, b)` of one file, given whether they are mutually nearest.
+pub(super) fn features(
+    findings: &[NormalizedFinding],
+    facts: &Facts,
+    corpus: &Corpus,
+    a: usize,
+    b: usize,
+    mutual_nearest: bool,
+) -> ([f64; FEATURE_COUNT], Option<u32>) {
+    let mut x = [0.0; FEATURE_COUNT];
+    let gap = gap(&findings[a], &findings[b]);
+    match gap {
+        Some(g) => {
+            x[at::SAME_LINE] = f64::from(u8::from(g == 0));
+            x[at::LINE_GAP] = (1.0 + f64::from(g)).ln() / (1.0 + GAP_SCALE).ln();
+        }
+        None => x[at::NO_LINE] = 1.0,
+    }
+    let (ca, cb) = (facts.commit[a], facts.commit[b]);
+    x[at::OTHER_COMMIT] = f64::from(u8::from(ca != NONE && cb != NONE && ca != cb));
+    x[at::MUTUAL_NEAREST] = f64::from(u8::from(mutual_nearest));
+    if facts.bot[a] == facts.bot[b] {
+        x[at::SAME_BOT] = 1.0;
+        x[at::SAME_BOT_ROUND] = f64::from(u8::from(facts.same_round(a, b)));
+    }
+
+    let similarity = corpus.similarity(a, b);
+    x[at::WORDS] = similarity[Channel::Word as usize];
+    x[at::CODE] = similarity[Channel::Code as usize];
+    x[at::LITERALS] = similarity[Channel::Literal as usize];
+    x[at::SUGGESTION] = similarity[Channel::Suggestion as usize];
+    x[at::DEFECT_CLASS] = similarity[Channel::Class as usize];
+    // One side says something is missing or does not happen, the other does not, about
+    // alike words: "null guard missing" vs "null guard redundant".
+    if corpus.negated[a] != corpus.negated[b] {
+        x[at::POLARITY] = x[at::WORDS];
+    }
+    let (na, nb) = (facts.native_category[a], facts.native_category[b]);
+    x[at::CATEGORY_WALL] = f64::from(u8::from(na != NONE && nb != NONE && na != nb));
+    (x, gap)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_indices_agree() {
+        assert_eq!(FEATURES.len(), FEATURE_COUNT);
+        assert_eq!(FEATURES[at::SAME_BOT_ROUND], "same_bot_round");
+        assert_eq!(FEATURES[at::CATEGORY_WALL], "category_wall");
+        assert!(is_where(at::SAME_BOT_ROUND) && !is_where(at::WORDS));
+    }
+}

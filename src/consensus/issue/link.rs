@@ -1,0 +1,413 @@
+//! Which pairs are judged, and how judged pairs become clusters: the most probable pair
+//! first, two clusters joined only when the pairs between them match on average.
+
+use super::features::{self, at, Facts, FEATURE_COUNT};
+use super::text::{Channel, Corpus};
+use super::{Constraints, Matched, Model};
+use crate::consensus::cluster::{Assignment, FastMap, Interner};
+use crate::consensus::reason::{describe_lines, member_name};
+use crate::model::{CategorySource, LineRange, MatchReason, NormalizedFinding};
+
+/// A file with at most this many findings has every pair judged; beyond, a finding is
+/// judged against its nearest neighbours by line and the findings that share its code.
+const ALL_PAIRS_LIMIT: usize = 128;
+/// Neighbours by line a finding is judged against in a larger file.
+const NEAR_CANDIDATES: usize = 32;
+/// Shared terms a reason lists.
+const REASON_TERMS: usize = 5;
+
+/// One judged pair.
+pub(super) struct Pair {
+    pub a: u32,
+    pub b: u32,
+    pub features: [f64; FEATURE_COUNT],
+    pub gap: Option<u32>,
+}
+
+/// The judged pairs of a PR and what they were judged on.
+pub(super) struct Judged {
+    pub facts: Facts,
+    pub corpus: Corpus,
+    pub pairs: Vec<Pair>,
+    /// The distinct files, and each finding's.
+    files: Interner,
+    file_of: Vec<usize>,
+}
+
+impl Judged {
+    pub(super) fn of(findings: &[NormalizedFinding]) -> Judged {
+        let facts = Facts::of(findings);
+        let corpus = Corpus::build(findings);
+        let mut files = Interner::default();
+        let mut groups: Vec<Vec<u32>> = Vec::new();
+        let file_of: Vec<usize> = findings
+            .iter()
+            .enumerate()
+            .map(|(index, f)| {
+                let file = files.id(&f.evidence.file);
+                if file == groups.len() {
+                    groups.push(Vec::new());
+                }
+                groups[file].push(index as u32);
+                file
+            })
+            .collect();
+
+        let mut pairs = Vec::new();
+        let mut candidates = Vec::new();
+        for group in &groups {
+            candidates.clear();
+            candidate_pairs(group, findings, &corpus, &mut candidates);
+            let gaps: Vec<Option<u32>> = candidates
+                .iter()
+                .map(|&(a, b)| features::gap(&findings[a as usize], &findings[b as usize]))
+                .collect();
+            // The nearest gap from each finding to each other bot's findings (and to its
+            // own bot's other findings).
+            let mut nearest: FastMap<(u32, u32), u32> = FastMap::default();
+            for (&(a, b), gap) in candidates.iter().zip(&gaps) {
+                let Some(gap) = *gap else { continue };
+                for (from, to) in [(a, b), (b, a)] {
+                    let slot = nearest
+                        .entry((from, facts.bot[to as usize]))
+                        .or_insert(u32::MAX);
+                    *slot = (*slot).min(gap);
+                }
+            }
+            for (&(a, b), &gap) in candidates.iter().zip(&gaps) {
+                let mutual = gap.is_some_and(|g| {
+                    nearest.get(&(a, facts.bot[b as usize])) == Some(&g)
+                        && nearest.get(&(b, facts.bot[a as usize])) == Some(&g)
+                });
+                let (features, gap) = features::features(
+                    findings,
+                    &facts,
+                    &corpus,
+                    a as usize,
+                    b as usize,
+                    mutual,
+                );
+                pairs.push(Pair {
+                    a,
+                    b,
+                    features,
+                    gap,
+                });
+            }
+        }
+        Judged {
+            facts,
+            corpus,
+            pairs,
+            files,
+            file_of,
+        }
+    }
+}
+
+/// Pairs worth judging in one file: every pair of a small file; in a larger one, near
+/// ranges (a sweep by first line), pairs that share an identifier, and lineless findings
+/// against the rest.
+fn candidate_pairs(
+    group: &[u32],
+    findings: &[NormalizedFinding],
+    corpus: &Corpus,
+    pairs: &mut Vec<(u32, u32)>,
+) {
+    if group.len() <= ALL_PAIRS_LIMIT {
+        for (k, &a) in group.iter().enumerate() {
+            pairs.extend(group[k + 1..].iter().map(|&b| (a, b)));
+        }
+        return;
+    }
+    let mut ranges: Vec<(LineRange, u32)> = group
+        .iter()
+        .flat_map(|&i| {
+            findings[i as usize]
+                .evidence
+                .ranges()
+                .map(move |range| (range, i))
+        })
+        .collect();
+    ranges.sort_unstable();
+    for (k, &(_, a)) in ranges.iter().enumerate() {
+        for &(_, b) in ranges[k + 1..].iter().take(NEAR_CANDIDATES) {
+            if a != b {
+                pairs.push((a.min(b), a.max(b)));
+            }
+        }
+    }
+    let mut by_term: FastMap<u32, Vec<u32>> = FastMap::default();
+    for &i in group {
+        for term in corpus.channel_terms(i as usize, Channel::Code) {
+            by_term.entry(term).or_default().push(i);
+        }
+    }
+    for holders in by_term.values() {
+        if holders.len() > NEAR_CANDIDATES {
+            continue;
+        }
+        for (k, &a) in holders.iter().enumerate() {
+            pairs.extend(holders[k + 1..].iter().map(|&b| (a.min(b), a.max(b))));
+        }
+    }
+    for &a in group {
+        if findings[a as usize].evidence.line.is_none() {
+            pairs.extend(
+                group
+                    .iter()
+                    .filter(|&&b| b != a)
+                    .take(ALL_PAIRS_LIMIT)
+                    .map(|&b| (a.min(b), a.max(b))),
+            );
+        }
+    }
+    pairs.sort_unstable();
+    pairs.dedup();
+}
+
+/// Cluster the findings: judge the pairs, then link best first.
+pub(super) fn assign(
+    findings: &[NormalizedFinding],
+    model: &Model,
+    constraints: &Constraints,
+) -> Matched {
+    let judged = Judged::of(findings);
+    let probability: Vec<f64> = judged
+        .pairs
+        .iter()
+        .map(|pair| model.probability(&pair.features))
+        .collect();
+    let mut of_pair: FastMap<(u32, u32), f64> = FastMap::default();
+    for (pair, &p) in judged.pairs.iter().zip(&probability) {
+        of_pair.insert((pair.a, pair.b), p);
+    }
+    let p_of = |x: usize, y: usize| -> f64 {
+        let key = (x.min(y) as u32, x.max(y) as u32);
+        of_pair.get(&key).copied().unwrap_or(0.0)
+    };
+    let apart: FastMap<(usize, usize), ()> = constraints
+        .apart
+        .iter()
+        .map(|&(x, y)| ((x.min(y), x.max(y)), ()))
+        .collect();
+    let kept_apart = |xs: &[usize], ys: &[usize]| {
+        xs.iter().any(|&x| {
+            ys.iter()
+                .any(|&y| apart.contains_key(&(x.min(y), x.max(y))))
+        })
+    };
+
+    let mut sets = Sets::new(findings.len());
+    let mut reasons: Vec<Vec<MatchReason>> = vec![Vec::new(); findings.len()];
+    for &(x, y) in &constraints.together {
+        if x >= findings.len() || y >= findings.len() {
+            continue;
+        }
+        let (rx, ry) = (sets.find(x), sets.find(y));
+        if rx != ry && !kept_apart(sets.members_of(rx), sets.members_of(ry)) {
+            let (root, absorbed) = sets.union(rx, ry);
+            let moved = std::mem::take(&mut reasons[absorbed]);
+            reasons[root].extend(moved);
+            reasons[root].push(person_said(&findings[x], &findings[y]));
+        }
+    }
+
+    // Most probable first; ties: nearer, then input order.
+    let mut order: Vec<usize> = (0..judged.pairs.len())
+        .filter(|&k| probability[k] >= model.threshold)
+        .collect();
+    order.sort_by(|&i, &j| {
+        let (x, y) = (&judged.pairs[i], &judged.pairs[j]);
+        probability[j]
+            .total_cmp(&probability[i])
+            .then(x.gap.unwrap_or(u32::MAX).cmp(&y.gap.unwrap_or(u32::MAX)))
+            .then((x.a, x.b).cmp(&(y.a, y.b)))
+    });
+    for k in order {
+        let pair = &judged.pairs[k];
+        let (a, b) = (pair.a as usize, pair.b as usize);
+        let (ra, rb) = (sets.find(a), sets.find(b));
+        if ra == rb {
+            continue;
+        }
+        let (xs, ys) = (sets.members_of(ra), sets.members_of(rb));
+        if kept_apart(xs, ys) {
+            continue;
+        }
+        let total: f64 = xs
+            .iter()
+            .map(|&x| ys.iter().map(|&y| p_of(x, y)).sum::<f64>())
+            .sum();
+        if total / ((xs.len() * ys.len()) as f64) < model.threshold {
+            continue;
+        }
+        let (root, absorbed) = sets.union(ra, rb);
+        let moved = std::mem::take(&mut reasons[absorbed]);
+        reasons[root].extend(moved);
+        reasons[root].push(reason(pair, probability[k], findings, &judged, model));
+    }
+
+    // Clusters numbered by their first member, as the seed's pass numbers them.
+    let mut cluster_of_root: Vec<usize> = vec![usize::MAX; findings.len()];
+    let mut assignment = Assignment {
+        cluster_of: Vec::with_capacity(findings.len()),
+        anchors: Vec::new(),
+        file_of: Vec::new(),
+        files: Vec::new(),
+    };
+    let mut category_from: Vec<usize> = Vec::new();
+    let mut cluster_reasons = Vec::new();
+    for (index, finding) in findings.iter().enumerate() {
+        let root = sets.find(index);
+        if cluster_of_root[root] == usize::MAX {
+            cluster_of_root[root] = assignment.anchors.len();
+            assignment.anchors.push(index);
+            assignment.file_of.push(judged.file_of[index]);
+            category_from.push(index);
+            cluster_reasons.push(std::mem::take(&mut reasons[root]));
+        }
+        let cluster = cluster_of_root[root];
+        assignment.cluster_of.push(cluster);
+        let current = &findings[category_from[cluster]];
+        if category_strength(finding) < category_strength(current) {
+            category_from[cluster] = index;
+        }
+    }
+    assignment.files = judged.files.into_names();
+    Matched {
+        assignment,
+        category_from,
+        reasons: cluster_reasons,
+    }
+}
+
+/// Lower is stronger: the cluster takes the strongest member's category.
+fn category_strength(finding: &NormalizedFinding) -> u8 {
+    match finding.provenance.category_source {
+        None | Some(CategorySource::Native) => 0,
+        Some(CategorySource::PathRule) => 1,
+        Some(CategorySource::Keyword) => 2,
+        Some(CategorySource::TypeLabel) => 3,
+        Some(CategorySource::Fallback) => 4,
+    }
+}
+
+/// How a WHERE feature reads in a reason, when it counted for the link.
+fn where_words(feature: usize) -> Option<&'static str> {
+    match feature {
+        at::SAME_LINE => Some("same line"),
+        at::MUTUAL_NEAREST => Some("nearest to each other"),
+        at::SAME_BOT => Some("the bot repeating itself"),
+        _ => None,
+    }
+}
+
+/// Why a link was made: the lines, the WHERE evidence that counted, what both say, and
+/// the probability.
+fn reason(
+    pair: &Pair,
+    probability: f64,
+    findings: &[NormalizedFinding],
+    judged: &Judged,
+    model: &Model,
+) -> MatchReason {
+    let (a, b) = (pair.a as usize, pair.b as usize);
+    let (x, y) = (&findings[a], &findings[b]);
+    let contributions = model.contributions(&pair.features);
+    let mut counted: Vec<usize> = (0..FEATURE_COUNT)
+        .filter(|&k| features::is_where(k) && contributions[k] > 0.0)
+        .collect();
+    counted.sort_by(|&i, &j| contributions[j].total_cmp(&contributions[i]));
+    let mut rule: Vec<&str> = counted.into_iter().filter_map(where_words).collect();
+    let what = contributions
+        .iter()
+        .enumerate()
+        .filter(|&(k, &c)| !features::is_where(k) && c > 0.0)
+        .max_by(|p, q| p.1.total_cmp(q.1))
+        .map(|(k, _)| super::FEATURES[k]);
+    if let Some(what) = what {
+        rule.push(what);
+    }
+    let shared = judged
+        .corpus
+        .shared_terms(a, b)
+        .into_iter()
+        .take(REASON_TERMS)
+        .map(|t| judged.corpus.show(t).to_owned())
+        .collect();
+    MatchReason {
+        between: [member_name(x), member_name(y)],
+        lines: describe_lines(x, y, pair.gap),
+        distance: pair.gap,
+        similarity: (pair.features[at::WORDS] * 100.0).round() / 100.0,
+        shared,
+        rule: rule.join(", "),
+        probability: Some((probability * 100.0).round() / 100.0),
+    }
+}
+
+/// A link a person asked for with `/consensus same`.
+fn person_said(x: &NormalizedFinding, y: &NormalizedFinding) -> MatchReason {
+    MatchReason {
+        between: [member_name(x), member_name(y)],
+        lines: describe_lines(x, y, features::gap(x, y)),
+        distance: features::gap(x, y),
+        similarity: 0.0,
+        shared: Vec::new(),
+        rule: "a person said they are the same (/consensus same)".to_owned(),
+        probability: None,
+    }
+}
+
+/// Disjoint sets of findings, with each root's member list.
+struct Sets {
+    parent: Vec<usize>,
+    /// Per root of a set of several: its members (a single finding's list is itself).
+    members: Vec<Vec<usize>>,
+    own: Vec<usize>,
+}
+
+impl Sets {
+    fn new(count: usize) -> Sets {
+        Sets {
+            parent: (0..count).collect(),
+            members: vec![Vec::new(); count],
+            own: (0..count).collect(),
+        }
+    }
+
+    fn members_of(&self, root: usize) -> &[usize] {
+        if self.members[root].is_empty() {
+            std::slice::from_ref(&self.own[root])
+        } else {
+            &self.members[root]
+        }
+    }
+
+    fn find(&mut self, mut item: usize) -> usize {
+        while self.parent[item] != item {
+            self.parent[item] = self.parent[self.parent[item]];
+            item = self.parent[item];
+        }
+        item
+    }
+
+    /// Join two roots: `(root, absorbed root)`, the lower index staying root.
+    fn union(&mut self, ra: usize, rb: usize) -> (usize, usize) {
+        let (root, absorbed) = if ra < rb { (ra, rb) } else { (rb, ra) };
+        let moved = std::mem::take(&mut self.members[absorbed]);
+        let own = &self.own;
+        let members = &mut self.members[root];
+        if members.is_empty() {
+            members.push(own[root]);
+        }
+        if moved.is_empty() {
+            members.push(own[absorbed]);
+        } else {
+            members.extend(moved);
+        }
+        self.parent[absorbed] = root;
+        (root, absorbed)
+    }
+}

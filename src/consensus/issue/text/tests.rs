@@ -1,0 +1,80 @@
+use super::*;
+use crate::model::Severity;
+
+fn pieces(text: &str) -> Vec<String> {
+    split_code(text)
+        .map(|p| match p {
+            Piece::Code(c) => format!("[{c}]"),
+            Piece::Prose(p) => p.to_owned(),
+        })
+        .collect()
+}
+
+#[test]
+fn code_spans_split_from_prose() {
+    assert_eq!(pieces("use `a_b` here"), ["use ", "[a_b]", " here"]);
+    assert_eq!(pieces("unclosed `tick"), ["unclosed `", "tick"]);
+    assert_eq!(pieces("`x`"), ["", "[x]"]);
+}
+
+#[test]
+fn identifiers_files_and_priorities() {
+    for word in ["close_rate", "detectAgent", "MD032", "get_desired_shims"] {
+        assert!(looks_like_identifier(word), "{word}");
+    }
+    for word in ["race", "Zeta", "P1", "p2"] {
+        assert!(!looks_like_identifier(word), "{word}");
+    }
+    assert!(is_file_name("grok-build.ts") && is_file_name("MEMORY.md"));
+    for text in ["e.g", "process.cwd", "3.14", "path.", "a b.ts"] {
+        assert!(!is_file_name(text), "{text}");
+    }
+    let tokens: Vec<&str> = code_tokens("process.env.CLAUDE_PROJECT_DIR ?? --files").collect();
+    assert_eq!(tokens, ["process.env.CLAUDE_PROJECT_DIR", "--files"]);
+}
+
+#[test]
+fn stop_words_are_sorted_for_binary_search() {
+    assert!(STOP_WORDS.windows(2).all(|w| w[0] < w[1]));
+}
+
+#[test]
+fn numbers_and_quoted_literals_are_their_own_channel() {
+    let found: Vec<&str> = numbers("sum 1,250 of 12 items, 0.29 each, x2 and 7").collect();
+    assert_eq!(found, ["250", "12", "0.29"]);
+    let quoted: Vec<&str> = quoted_literals(r#"says "recieved" and “/tmp/x”"#).collect();
+    assert_eq!(quoted, ["recieved", "/tmp/x"]);
+    assert!(is_literal("\"0.29\"") && is_literal("100") && !is_literal("x100"));
+}
+
+fn finding(title: &str, detail: &str) -> NormalizedFinding {
+    let mut f = NormalizedFinding::new("bot", "", Severity::Medium, "bug", title);
+    f.detail = detail.to_owned();
+    f
+}
+
+#[test]
+fn channels_measure_what_two_findings_share_apart() {
+    let mut with_suggestion = finding("Count is off", "The total `12` is wrong.");
+    with_suggestion.evidence.suggested = "let total = items.len() + 1;".into();
+    let mut same_change = finding("Wrong count", "Off by one in the total.");
+    same_change.evidence.suggested = "let total = items.len() + 1;".into();
+    let unrelated = finding("Rename `compute_fee`", "The name hides what it does.");
+    let corpus = Corpus::build(&[with_suggestion, same_change, unrelated]);
+    let same = corpus.similarity(0, 1);
+    assert!(same[Channel::Suggestion as usize] > 0.99, "{same:?}");
+    assert_eq!(same[Channel::Code as usize], 0.0);
+    let other = corpus.similarity(0, 2);
+    assert_eq!(other, [0.0; CHANNELS]);
+}
+
+#[test]
+fn boilerplate_and_negation() {
+    assert_eq!(
+        without_boilerplate("Bad. Useful? React with 👍 / 👎."),
+        "Bad.  "
+    );
+    assert!(is_negated("The lock is never released"));
+    assert!(is_negated("Missing null check"));
+    assert!(!is_negated("Redundant null check"));
+}

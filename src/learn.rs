@@ -1,0 +1,464 @@
+//! Learning and measuring `issue` matching on hand-labelled real PRs (tests/fixtures/real*,
+//! labelled under tests/fixtures/LABELLING.md): which findings a label names, pairwise
+//! precision and recall of merges (as `score_real.py` counts them), the rows the match model
+//! is fitted on, and leave-one-repository-out cross-validation, so that every figure we
+//! publish comes from PRs the weights never saw. Pure: the scenarios are read by
+//! `local::load_labelled`.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::Deserialize;
+
+use crate::consensus::{self, Constraints, Model, FEATURE_COUNT};
+use crate::model::NormalizedFinding;
+
+/// The L2 penalties a fit chooses from.
+pub const PENALTIES: &[f64] = &[0.01, 0.1, 1.0];
+/// The link thresholds a fit chooses from.
+pub const THRESHOLDS: &[f64] = &[0.3, 0.4, 0.5, 0.6, 0.7];
+
+/// One labelled PR, read twice: as a default run sees it (open members) and with every
+/// member (outdated and resolved comments kept).
+#[derive(Debug, Clone)]
+pub struct LabelledPr {
+    pub name: String,
+    /// `owner/name` of the PR's repository: the unit of cross-validation.
+    pub repository: String,
+    pub open: View,
+    pub all: View,
+}
+
+/// Which members a view counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Count {
+    /// Members a default run sees: outdated and resolved left out.
+    Open,
+    /// Every member.
+    All,
+}
+
+/// The findings a run extracts and the labelled members they answer to.
+#[derive(Debug, Clone, Default)]
+pub struct View {
+    pub findings: Vec<NormalizedFinding>,
+    pub members: Vec<Member>,
+    /// Pairs of clusters that must stay apart (different defects close together).
+    pub must_not_merge: Vec<(String, String)>,
+}
+
+/// One labelled member: its cluster, its bot, and the finding it was located at.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Member {
+    pub cluster: String,
+    pub bot: String,
+    pub finding: Option<usize>,
+}
+
+/// `expected.json`, as far as scoring reads it.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Expected {
+    #[serde(default)]
+    pub source_url: String,
+    pub clusters: Vec<ExpectedCluster>,
+    #[serde(default)]
+    pub must_not_merge: Vec<(String, String)>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct ExpectedCluster {
+    pub cluster_id: String,
+    #[serde(default)]
+    pub file: Option<String>,
+    #[serde(default)]
+    pub status: Option<String>,
+    pub members: Vec<ExpectedMember>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct ExpectedMember {
+    pub bot: String,
+    #[serde(default)]
+    pub comment_id: Option<u64>,
+    #[serde(default)]
+    pub review_id: Option<u64>,
+    #[serde(default)]
+    pub line: Option<u32>,
+    #[serde(default)]
+    pub status: Option<String>,
+}
+
+fn is_open(status: &Option<String>) -> bool {
+    status.as_deref().is_none_or(|s| s == "open")
+}
+
+impl Expected {
+    /// `owner/name` from the source URL (`https://github.com/owner/name/pull/N`).
+    pub fn repository(&self) -> String {
+        let path = self
+            .source_url
+            .split("github.com/")
+            .nth(1)
+            .unwrap_or(&self.source_url);
+        let mut parts = path.split('/');
+        match (parts.next(), parts.next()) {
+            (Some(owner), Some(name)) => format!("{owner}/{name}").to_ascii_lowercase(),
+            _ => self.source_url.clone(),
+        }
+    }
+}
+
+/// The ids a finding answers to: its comment, its review, numbers in its id and URL.
+fn finding_ids(finding: &NormalizedFinding) -> BTreeSet<u64> {
+    let mut ids: BTreeSet<u64> = [finding.provenance.comment_id, finding.provenance.review_id]
+        .into_iter()
+        .flatten()
+        .collect();
+    for text in [
+        finding.finding_id.as_str(),
+        finding.provenance.url.as_deref().unwrap_or(""),
+    ] {
+        ids.extend(
+            text.split(|c: char| !c.is_ascii_digit())
+                .filter(|d| d.len() >= 5)
+                .filter_map(|d| d.parse::<u64>().ok()),
+        );
+    }
+    ids
+}
+
+impl View {
+    /// Label `findings` with `expected`: each counted member is located at the finding
+    /// that answers to its comment id (or review id, nearest line), as `score_real.py`
+    /// locates it.
+    pub fn label(findings: Vec<NormalizedFinding>, expected: &Expected, count: Count) -> View {
+        let ids: Vec<BTreeSet<u64>> = findings.iter().map(finding_ids).collect();
+        let mut members = Vec::new();
+        for cluster in &expected.clusters {
+            if count == Count::Open && !is_open(&cluster.status) {
+                continue;
+            }
+            for member in &cluster.members {
+                if count == Count::Open && !is_open(&member.status) {
+                    continue;
+                }
+                let want: Vec<u64> = [member.comment_id, member.review_id]
+                    .into_iter()
+                    .flatten()
+                    .collect();
+                let located = (0..findings.len())
+                    .filter(|&i| want.iter().any(|id| ids[i].contains(id)))
+                    .min_by_key(|&i| {
+                        let f = &findings[i];
+                        let primary = member
+                            .comment_id
+                            .is_some_and(|id| ids[i].contains(&id));
+                        let same_file = cluster.file.as_deref() == Some(f.evidence.file.as_str());
+                        let distance = match (member.line, f.evidence.line) {
+                            (Some(want), Some(line)) => want.abs_diff(line),
+                            (Some(_), None) => u32::MAX,
+                            (None, _) => 0,
+                        };
+                        (!primary, !same_file, distance)
+                    });
+                members.push(Member {
+                    cluster: cluster.cluster_id.clone(),
+                    bot: member.bot.clone(),
+                    finding: located,
+                });
+            }
+        }
+        View {
+            findings,
+            members,
+            must_not_merge: expected.must_not_merge.clone(),
+        }
+    }
+
+    /// Each finding's labelled cluster, when the members located at it agree on one.
+    pub fn cluster_of_findings(&self) -> Vec<Option<&str>> {
+        let mut of: Vec<Option<Option<&str>>> = vec![None; self.findings.len()];
+        for member in &self.members {
+            let Some(i) = member.finding else { continue };
+            of[i] = match of[i] {
+                None => Some(Some(member.cluster.as_str())),
+                Some(Some(c)) if c == member.cluster => Some(Some(c)),
+                Some(_) => Some(None),
+            };
+        }
+        of.into_iter().map(Option::flatten).collect()
+    }
+
+    /// The pairs the engine judges, labelled: `(features, one defect?)` for every pair
+    /// whose two findings carry a label.
+    pub fn rows(&self) -> Vec<([f64; FEATURE_COUNT], bool)> {
+        let labels = self.cluster_of_findings();
+        consensus::judged_pairs(&self.findings)
+            .into_iter()
+            .filter_map(|pair| match (labels[pair.a], labels[pair.b]) {
+                (Some(x), Some(y)) => Some((pair.features, x == y)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Score a clustering of this view's findings (`cluster_of[i]`: finding `i`'s cluster).
+    pub fn score(&self, cluster_of: &[usize]) -> Score {
+        let mut score = Score::default();
+        let at = |m: &Member| m.finding.map(|i| cluster_of[i]);
+        for (i, x) in self.members.iter().enumerate() {
+            if x.finding.is_none() {
+                score.missing += 1;
+            }
+            for y in &self.members[i + 1..] {
+                let merged = at(x).is_some() && at(x) == at(y);
+                let true_pair = x.cluster == y.cluster;
+                let cross = true_pair && x.bot != y.bot;
+                score.true_pairs += usize::from(true_pair);
+                score.cross_bot_pairs += usize::from(cross);
+                score.merged_pairs += usize::from(merged);
+                score.merged_true += usize::from(merged && true_pair);
+                score.merged_cross_bot += usize::from(merged && cross);
+            }
+        }
+        let clusters_of = |id: &str| -> BTreeSet<usize> {
+            self.members
+                .iter()
+                .filter(|m| m.cluster == id)
+                .filter_map(at)
+                .collect()
+        };
+        for (a, b) in &self.must_not_merge {
+            if !clusters_of(a).is_disjoint(&clusters_of(b)) {
+                score.violations.push(format!("{a}+{b}"));
+            }
+        }
+        score
+    }
+}
+
+/// Pairwise merge quality, pooled by adding.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Score {
+    pub true_pairs: usize,
+    pub cross_bot_pairs: usize,
+    pub merged_pairs: usize,
+    pub merged_true: usize,
+    pub merged_cross_bot: usize,
+    pub missing: usize,
+    /// `must_not_merge` pairs merged, as `A+B`.
+    pub violations: Vec<String>,
+}
+
+impl Score {
+    pub fn add(&mut self, other: &Score) {
+        self.true_pairs += other.true_pairs;
+        self.cross_bot_pairs += other.cross_bot_pairs;
+        self.merged_pairs += other.merged_pairs;
+        self.merged_true += other.merged_true;
+        self.merged_cross_bot += other.merged_cross_bot;
+        self.missing += other.missing;
+        self.violations.extend(other.violations.iter().cloned());
+    }
+
+    pub fn precision(&self) -> f64 {
+        ratio(self.merged_true, self.merged_pairs)
+    }
+
+    pub fn recall(&self) -> f64 {
+        ratio(self.merged_true, self.true_pairs)
+    }
+
+    pub fn cross_bot_recall(&self) -> f64 {
+        ratio(self.merged_cross_bot, self.cross_bot_pairs)
+    }
+
+    pub fn f1(&self) -> f64 {
+        let (p, r) = (self.precision(), self.recall());
+        if p + r == 0.0 {
+            0.0
+        } else {
+            2.0 * p * r / (p + r)
+        }
+    }
+
+    /// `precision 0.95 recall 0.85 (17/20), cross-bot 0.90 (9/10), 0 must-not-merge`.
+    pub fn summary(&self) -> String {
+        format!(
+            "precision {:.2} recall {:.2} ({}/{} true pairs, {} merged), cross-bot recall {:.2} \
+             ({}/{}), must-not-merge merged {}",
+            self.precision(),
+            self.recall(),
+            self.merged_true,
+            self.true_pairs,
+            self.merged_pairs,
+            self.cross_bot_recall(),
+            self.merged_cross_bot,
+            self.cross_bot_pairs,
+            self.violations.len()
+        )
+    }
+}
+
+fn ratio(part: usize, whole: usize) -> f64 {
+    if whole == 0 {
+        1.0
+    } else {
+        part as f64 / whole as f64
+    }
+}
+
+/// Cluster a view's findings with `model`: each finding's cluster.
+pub fn clusters_with(view: &View, model: &Model) -> Vec<usize> {
+    consensus::issue_clusters(&view.findings, model, &Constraints::default())
+}
+
+/// Fit the match model on every PR given (rows from the every-member view), with a given
+/// penalty and threshold.
+pub fn fit_with(prs: &[&LabelledPr], used: &[bool; FEATURE_COUNT], l2: f64, threshold: f64) -> Model {
+    let rows: Vec<_> = prs.iter().flat_map(|pr| pr.all.rows()).collect();
+    let mut model = consensus::fit(&rows, l2, used);
+    model.threshold = threshold;
+    let repositories: BTreeSet<&str> = prs.iter().map(|pr| pr.repository.as_str()).collect();
+    model.fitted_on.repositories = repositories.len();
+    model.fitted_on.prs = prs.len();
+    model
+}
+
+/// Fit the match model on every PR given, choosing the penalty and the link threshold by
+/// leave-one-repository-out cross-validation inside them (the best F1 over every member;
+/// ties: the stronger penalty, then the threshold nearest 0.5). No PR outside `prs` is
+/// looked at, so a figure measured on other PRs stays held out.
+pub fn fit_on(prs: &[&LabelledPr], used: &[bool; FEATURE_COUNT]) -> Model {
+    let repositories: BTreeSet<&str> = prs.iter().map(|pr| pr.repository.as_str()).collect();
+    let mut best: Option<(f64, f64, f64)> = None; // (F1, l2, threshold)
+    if repositories.len() > 1 {
+        for &l2 in PENALTIES {
+            let mut scores = vec![Score::default(); THRESHOLDS.len()];
+            for &held_out in &repositories {
+                let training: Vec<&LabelledPr> = prs
+                    .iter()
+                    .copied()
+                    .filter(|pr| pr.repository != held_out)
+                    .collect();
+                let mut model = fit_with(&training, used, l2, 0.5);
+                for pr in prs.iter().filter(|pr| pr.repository == held_out) {
+                    for (k, &threshold) in THRESHOLDS.iter().enumerate() {
+                        model.threshold = threshold;
+                        scores[k].add(&pr.all.score(&clusters_with(&pr.all, &model)));
+                    }
+                }
+            }
+            for (score, &threshold) in scores.iter().zip(THRESHOLDS) {
+                let f1 = score.f1();
+                let better = best.is_none_or(|(f, l, t)| {
+                    f1 > f + 1e-9
+                        || ((f1 - f).abs() <= 1e-9
+                            && (l2 > l || (l2 == l && (threshold - 0.5).abs() < (t - 0.5).abs())))
+                });
+                if better {
+                    best = Some((f1, l2, threshold));
+                }
+            }
+        }
+    }
+    let (_, l2, threshold) = best.unwrap_or((0.0, 1.0, 0.5));
+    fit_with(prs, used, l2, threshold)
+}
+
+/// Held-out figures: per PR, both views, scored with a model fitted on other repositories.
+#[derive(Debug, Clone, Default)]
+pub struct CrossValidation {
+    pub open: Score,
+    pub all: Score,
+    /// Per PR name: (open, all).
+    pub per_pr: BTreeMap<String, (Score, Score)>,
+}
+
+/// Leave-one-repository-out cross-validation: for each repository, fit on every other
+/// one and score its PRs; pooled.
+pub fn cross_validate(prs: &[LabelledPr], used: &[bool; FEATURE_COUNT]) -> CrossValidation {
+    let repositories: BTreeSet<&str> = prs.iter().map(|pr| pr.repository.as_str()).collect();
+    let mut out = CrossValidation::default();
+    for held_out in repositories {
+        let training: Vec<&LabelledPr> =
+            prs.iter().filter(|pr| pr.repository != held_out).collect();
+        let model = fit_on(&training, used);
+        for pr in prs.iter().filter(|pr| pr.repository == held_out) {
+            let open = pr.open.score(&clusters_with(&pr.open, &model));
+            let all = pr.all.score(&clusters_with(&pr.all, &model));
+            out.open.add(&open);
+            out.all.add(&all);
+            out.per_pr.insert(pr.name.clone(), (open, all));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Severity;
+
+    fn finding(bot: &str, comment: u64, line: u32) -> NormalizedFinding {
+        let mut f = NormalizedFinding::new(bot, "", Severity::Medium, "bug", "t").at("a.rs", Some(line));
+        f.provenance.comment_id = Some(comment);
+        f
+    }
+
+    fn expected() -> Expected {
+        serde_json::from_str(
+            r#"{"source_url": "https://github.com/Owner/Repo/pull/7",
+                "clusters": [
+                  {"cluster_id": "C01", "file": "a.rs", "members": [
+                     {"bot": "x", "comment_id": 10001, "line": 1},
+                     {"bot": "y", "comment_id": 10002, "line": 2},
+                     {"bot": "y", "comment_id": 10003, "line": 3, "status": "outdated"}]},
+                  {"cluster_id": "C02", "file": "a.rs", "members": [
+                     {"bot": "x", "comment_id": 10004, "line": 9}]}],
+                "must_not_merge": [["C01", "C02"]]}"#,
+        )
+        .unwrap()
+    }
+
+    fn findings() -> Vec<NormalizedFinding> {
+        vec![
+            finding("x", 10001, 1),
+            finding("y", 10002, 2),
+            finding("y", 10003, 3),
+            finding("x", 10004, 9),
+        ]
+    }
+
+    #[test]
+    fn pairs_are_counted_as_the_scorer_counts_them() {
+        let expected = expected();
+        assert_eq!(expected.repository(), "owner/repo");
+        let all = View::label(findings(), &expected, Count::All);
+        // Everything merged: 3 true pairs (2 cross-bot), 6 merged, C01+C02 violated.
+        let score = all.score(&[0, 0, 0, 0]);
+        assert_eq!((score.true_pairs, score.cross_bot_pairs), (3, 2));
+        assert_eq!((score.merged_pairs, score.merged_true), (6, 3));
+        assert_eq!(score.violations, ["C01+C02"]);
+        assert!((score.precision() - 0.5).abs() < 1e-9);
+        // Exactly the labels: perfect, nothing violated.
+        let score = all.score(&[0, 0, 0, 1]);
+        assert_eq!((score.precision(), score.recall()), (1.0, 1.0));
+        assert!(score.violations.is_empty());
+        // The open view leaves the outdated member out.
+        let open = View::label(findings(), &expected, Count::Open);
+        let score = open.score(&[0, 0, 1, 2]);
+        assert_eq!((score.true_pairs, score.merged_true), (1, 1));
+    }
+
+    #[test]
+    fn a_member_without_its_finding_is_missing_and_never_merged() {
+        let mut some = findings();
+        some.remove(1);
+        let view = View::label(some, &expected(), Count::All);
+        let score = view.score(&[0, 0, 0]);
+        assert_eq!(score.missing, 1);
+        assert_eq!(score.merged_true, 1, "only the two located C01 members");
+        let labels = view.cluster_of_findings();
+        assert_eq!(labels, [Some("C01"), Some("C01"), Some("C02")]);
+    }
+}
