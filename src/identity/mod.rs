@@ -14,9 +14,9 @@ use std::collections::BTreeMap;
 use chrono::NaiveDate;
 
 pub use crate::model::identity::{
-    Ack, FindingIdentity, FindingState, Lapsed, Refusal, RunIdentity, Tracked,
+    Ack, FindingIdentity, FindingState, Lapsed, Refusal, RefusalKind, RunIdentity, Tracked,
 };
-pub use commands::{read_commands, Command, Verb};
+pub use commands::{read_commands, Command, Refused, Verb};
 pub use state::State;
 pub use track::track;
 

@@ -5,15 +5,15 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use chrono::NaiveDate;
 
-use super::commands::{read_commands, Command, Verb};
+use super::commands::{read_commands, Command, Refused, Verb};
 use super::fingerprint::{self, MemberKeys, RECIPE_VERSION};
 use super::state::{
     self, clip, AckRecord, Entry, PermRecord, State, FILE_CHARS, MAX_ALIASES, MAX_BOTS,
     MAX_COMMENTS, MAX_KEYS, STATE_VERSION, TITLE_CHARS,
 };
 use super::{
-    Access, Ack, FindingIdentity, FindingState, IdentityInput, Lapsed, Refusal, RunIdentity,
-    Tracked, MAX_PERMISSION_LOOKUPS,
+    Access, Ack, FindingIdentity, FindingState, IdentityInput, Lapsed, Refusal, RefusalKind,
+    RunIdentity, Tracked, MAX_PERMISSION_LOOKUPS,
 };
 use crate::api::PrSnapshot;
 use crate::model::{Coverage, SourceStatus, SynthesizedFinding};
@@ -242,14 +242,12 @@ fn judge_commands(
         let refused = match admissible(command, &known, input, &mut judged.perms) {
             Ok(None) => None,
             Ok(Some((verb, target))) => judged.follow(command, verb, target).err(),
-            Err(why) => Some(why),
+            Err(refused) => Some(refused),
         };
-        if let Some(why) = refused {
+        if let Some(Refused { kind, why }) = refused {
             judged.refused.push(Refusal {
-                by: command.author.clone(),
-                command: command.line.clone(),
-                why,
                 comment_url: command.comment_url.clone(),
+                ..Refusal::new(kind, why, &command.author, &command.line)
             });
         }
     }
@@ -263,21 +261,25 @@ fn admissible<'c>(
     known: &dyn Fn(&str) -> Option<String>,
     input: &IdentityInput,
     perms: &mut BTreeMap<String, PermRecord>,
-) -> Result<Option<(&'c Verb, String)>, String> {
+) -> Result<Option<(&'c Verb, String)>, Refused> {
     let (verb, target) = match (&command.verb, &command.fingerprint) {
-        (Err(why), _) => return Err(why.clone()),
+        (Err(refused), _) => return Err(refused.clone()),
         (Ok(verb), Some(fp)) => match known(fp) {
             Some(target) => (verb, target),
             None => {
-                return Err(format!(
-                    "no finding on this pull request has the fingerprint {fp}"
+                return Err(Refused::new(
+                    RefusalKind::UnknownFingerprint,
+                    format!("no finding on this pull request has the fingerprint {fp}"),
                 ))
             }
         },
         (Ok(_), None) => return Ok(None), // parse_line never yields this
     };
     if command.author_is_bot {
-        return Err("bot accounts cannot acknowledge findings".to_owned());
+        return Err(Refused::new(
+            RefusalKind::BotAccount,
+            "bot accounts cannot acknowledge findings",
+        ));
     }
     access(&command.author.trim().to_lowercase(), input, perms)?;
     Ok(Some((verb, target)))
@@ -286,7 +288,7 @@ fn admissible<'c>(
 impl Judged {
     /// Carry out an admissible command: an ack replaces any earlier one of the finding, an
     /// unack takes back the one in force (refused when there is none).
-    fn follow(&mut self, command: &Command, verb: &Verb, target: String) -> Result<(), String> {
+    fn follow(&mut self, command: &Command, verb: &Verb, target: String) -> Result<(), Refused> {
         match verb {
             Verb::Ack { reason, until } => {
                 let ack = Ack {
@@ -301,8 +303,9 @@ impl Judged {
             }
             Verb::Unack => match self.acks.remove(&target) {
                 Some(_) => Ok(()),
-                None => Err(format!(
-                    "{target} is not acknowledged: nothing to take back"
+                None => Err(Refused::new(
+                    RefusalKind::NotAcknowledged,
+                    format!("{target} is not acknowledged: nothing to take back"),
                 )),
             },
         }
@@ -392,7 +395,8 @@ fn access(
     login: &str,
     input: &IdentityInput,
     perms: &mut BTreeMap<String, PermRecord>,
-) -> Result<(), String> {
+) -> Result<(), Refused> {
+    let unchecked = |why: String| Err(Refused::new(RefusalKind::PermissionUnchecked, why));
     let today = input
         .today
         .map(|d| d.format("%Y-%m-%d").to_string())
@@ -420,13 +424,13 @@ fn access(
                 found
             }
             None if input.offline => {
-                return Err(format!(
+                return unchecked(format!(
                     "permission unknown offline: the state block has no record of {login} \
                      (the action checks it on GitHub)"
                 ))
             }
             None => {
-                return Err(format!(
+                return unchecked(format!(
                     "permission not checked yet (a run checks at most \
                      {MAX_PERMISSION_LOOKUPS} commenters); a later run will"
                 ))
@@ -435,10 +439,11 @@ fn access(
     };
     match found {
         Access::Granted { .. } => Ok(()),
-        Access::Denied { role } => Err(format!(
-            "{login} has {role} permission; acknowledging needs write, maintain or admin"
+        Access::Denied { role } => Err(Refused::new(
+            RefusalKind::NoPermission,
+            format!("{login} has {role} permission; acknowledging needs write, maintain or admin"),
         )),
-        Access::Unknown(why) => Err(format!("permission could not be checked: {why}")),
+        Access::Unknown(why) => unchecked(format!("permission could not be checked: {why}")),
     }
 }
 

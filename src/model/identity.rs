@@ -67,14 +67,120 @@ pub struct Tracked {
     pub acknowledged: Option<Ack>,
 }
 
-/// A command that was not followed, and why.
+/// A command that was not followed: who sent it, the line, the rule it broke and why.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Refusal {
     pub by: String,
+    /// The line as written (clipped; untrusted, escape it before showing).
     pub command: String,
+    pub kind: RefusalKind,
+    /// What about this command broke the rule (may quote it: untrusted).
     pub why: String,
+    /// The rule itself, [`RefusalKind::rule`], for whoever reads the report.
+    pub rule: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub comment_url: Option<String>,
+}
+
+impl Refusal {
+    pub fn new(kind: RefusalKind, why: String, by: &str, command: &str) -> Refusal {
+        Refusal {
+            by: by.to_owned(),
+            command: command.to_owned(),
+            kind,
+            why,
+            rule: kind.rule().to_owned(),
+            comment_url: None,
+        }
+    }
+}
+
+/// Which rule of the commands (CONTRACT section 8) a command broke: the report's `kind`,
+/// and the rule the comment shows beside it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RefusalKind {
+    /// Not `/consensus ack <fingerprint> <reason>` or `/consensus unack <fingerprint>`.
+    BadCommand,
+    /// No reason, one under 12 characters, or a bare label ("false positive").
+    BadReason,
+    /// `until` followed by something that is not a real day written YYYY-MM-DD.
+    BadDate,
+    /// No finding of the pull request, now or earlier, has the fingerprint.
+    UnknownFingerprint,
+    /// Sent by a bot account.
+    BotAccount,
+    /// The author's permission is below write.
+    NoPermission,
+    /// The author's permission could not be checked (offline, over the run's lookups, an
+    /// error).
+    PermissionUnchecked,
+    /// `unack` of a finding with no acknowledgement in force.
+    NotAcknowledged,
+}
+
+impl RefusalKind {
+    pub const ALL: [RefusalKind; 8] = [
+        RefusalKind::BadCommand,
+        RefusalKind::BadReason,
+        RefusalKind::BadDate,
+        RefusalKind::UnknownFingerprint,
+        RefusalKind::BotAccount,
+        RefusalKind::NoPermission,
+        RefusalKind::PermissionUnchecked,
+        RefusalKind::NotAcknowledged,
+    ];
+
+    /// The code in the report (kebab-case, as serialised).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RefusalKind::BadCommand => "bad-command",
+            RefusalKind::BadReason => "bad-reason",
+            RefusalKind::BadDate => "bad-date",
+            RefusalKind::UnknownFingerprint => "unknown-fingerprint",
+            RefusalKind::BotAccount => "bot-account",
+            RefusalKind::NoPermission => "no-permission",
+            RefusalKind::PermissionUnchecked => "permission-unchecked",
+            RefusalKind::NotAcknowledged => "not-acknowledged",
+        }
+    }
+
+    /// The rule, said to the person who typed the command (markdown; our own text).
+    pub fn rule(self) -> &'static str {
+        match self {
+            RefusalKind::BadCommand => {
+                "A command is a line of its own in a conversation comment: `/consensus ack \
+                 <fingerprint> <reason> [until YYYY-MM-DD]` or `/consensus unack \
+                 <fingerprint>`, with the fingerprint shown beside the finding (`rc-` and 8 \
+                 characters)."
+            }
+            RefusalKind::BadReason => {
+                "The reason must have at least 12 characters and say why the finding does not \
+                 apply: a bare label such as “false positive”, “wontfix” or “by design” is not \
+                 a reason (“false positive: the id is validated by the router” is)."
+            }
+            RefusalKind::BadDate => {
+                "`until` takes a real day written YYYY-MM-DD; the acknowledgement holds \
+                 through that day (UTC)."
+            }
+            RefusalKind::UnknownFingerprint => {
+                "The fingerprint must be one shown beside a finding of this pull request."
+            }
+            RefusalKind::BotAccount => "Only people can acknowledge findings, not bot accounts.",
+            RefusalKind::NoPermission => {
+                "Acknowledging needs write, maintain or admin permission on the repository."
+            }
+            RefusalKind::PermissionUnchecked => {
+                "Acknowledging needs write, maintain or admin permission on the repository, \
+                 checked with GitHub; a command whose author could not be checked yet is \
+                 looked at again on the next run."
+            }
+            RefusalKind::NotAcknowledged => {
+                "`/consensus unack` takes back an acknowledgement in force; the finding has \
+                 none."
+            }
+        }
+    }
 }
 
 /// An acknowledgement whose `until` day has passed.
@@ -193,4 +299,20 @@ pub struct PermRecord {
     pub ok: bool,
     /// The day it was checked (YYYY-MM-DD, UTC).
     pub on: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each refusal kind is a distinct report code (as serialised) with a rule to show.
+    #[test]
+    fn refusal_kinds_are_unique_documented_codes() {
+        let mut codes = std::collections::BTreeSet::new();
+        for kind in RefusalKind::ALL {
+            assert!(codes.insert(kind.as_str()), "{kind:?}");
+            assert_eq!(serde_json::to_value(kind).unwrap(), kind.as_str());
+            assert!(kind.rule().ends_with('.'), "{kind:?}");
+        }
+    }
 }
