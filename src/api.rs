@@ -6,6 +6,10 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
+mod elements;
+
+pub use elements::{read_list, Element, ListError};
+
 /// The `surface` of unreadable code-scanning alerts (they carry no author login: they belong
 /// to the code-scanning source whatever its logins).
 pub const CODE_SCANNING_SURFACE: &str = "code_scanning_alerts";
@@ -512,14 +516,30 @@ impl PrSnapshot {
     }
 }
 
-/// Parse a JSON array element by element: the good ones, and a note for each bad one.
+/// Parse a JSON array element by element: the good ones, and a note for each bad one (an
+/// element of the wrong shape, or one that could not even be built: [`Element::Unbuilt`]).
 pub fn parse_list<T: DeserializeOwned>(
     surface: &str,
-    items: Vec<Value>,
+    items: impl IntoIterator<Item = impl Into<Element>>,
 ) -> (Vec<T>, Vec<Unreadable>) {
-    let mut good = Vec::with_capacity(items.len());
+    let items = items.into_iter();
+    let mut good = Vec::with_capacity(items.size_hint().0);
     let mut bad = Vec::new();
     for item in items {
+        let lost = |id, login, reason| Unreadable {
+            surface: surface.to_owned(),
+            id,
+            login,
+            reason,
+        };
+        let item = match item.into() {
+            Element::Value(item) => item,
+            Element::Unbuilt { id, login, reason } => {
+                let reason = crate::render::escape::one_line(&reason, MAX_REASON);
+                bad.push(lost(id, login, reason));
+                continue;
+            }
+        };
         let id = item
             .get("id")
             .or_else(|| item.get("number"))
@@ -530,12 +550,7 @@ pub fn parse_list<T: DeserializeOwned>(
             .map(str::to_owned);
         match serde_json::from_value::<T>(item) {
             Ok(value) => good.push(value),
-            Err(err) => bad.push(Unreadable {
-                surface: surface.to_owned(),
-                id,
-                login,
-                reason: reason(&err),
-            }),
+            Err(err) => bad.push(lost(id, login, reason(&err))),
         }
     }
     (good, bad)
@@ -545,6 +560,15 @@ pub fn parse_list<T: DeserializeOwned>(
 fn reason(err: &serde_json::Error) -> String {
     crate::render::escape::one_line(&err.to_string(), MAX_REASON)
 }
+
+/// Where the thread nodes are in the whole GraphQL response.
+const THREAD_NODES: [&str; 5] = [
+    "data",
+    "repository",
+    "pullRequest",
+    "reviewThreads",
+    "nodes",
+];
 
 /// Read GraphQL review-thread nodes from the whole response (`data.repository...`), a
 /// `nodes` array or a bare array (as `run --save` writes it), node by node: a null or odd
@@ -556,30 +580,51 @@ pub fn parse_threads(value: &Value) -> Result<(Vec<ReviewThread>, Vec<Unreadable
         .or_else(|| value.pointer("/nodes"))
         .unwrap_or(value);
     let Value::Array(nodes) = nodes else {
-        return Err(
-            "expected GraphQL reviewThreads nodes (the whole response or the `nodes` array)"
-                .to_owned(),
-        );
+        return Err(NO_THREAD_NODES.to_owned());
     };
-    let mut good = Vec::with_capacity(nodes.len());
+    Ok(thread_nodes(nodes.iter().cloned().map(Element::Value)))
+}
+
+const NO_THREAD_NODES: &str =
+    "expected GraphQL reviewThreads nodes (the whole response or the `nodes` array)";
+
+/// `parse_threads` from the text (a saved `review_threads.json`), node by node from the
+/// start: a node nested too deep to be built loses only itself.
+pub fn read_threads(text: &str) -> Result<(Vec<ReviewThread>, Vec<Unreadable>), ListError> {
+    let nodes = match read_list(text, &THREAD_NODES) {
+        Err(ListError::NotList(_)) => read_list(text, &["nodes"]).map_err(|err| match err {
+            ListError::NotList(_) => ListError::NotList(NO_THREAD_NODES.to_owned()),
+            err => err,
+        })?,
+        read => read?,
+    };
+    Ok(thread_nodes(nodes))
+}
+
+fn thread_nodes(nodes: impl IntoIterator<Item = Element>) -> (Vec<ReviewThread>, Vec<Unreadable>) {
+    let mut good = Vec::new();
     let mut bad = Vec::new();
-    for (index, node) in nodes.iter().enumerate() {
+    for (index, node) in nodes.into_iter().enumerate() {
         let lost = |why: String| Unreadable {
             surface: REVIEW_THREADS_SURFACE.to_owned(),
             id: None,
             login: None,
             reason: format!("thread node {index}: {why}"),
         };
-        if node.is_null() {
-            bad.push(lost("null (GitHub could not give it)".to_owned()));
-            continue;
-        }
-        match serde_json::from_value::<ReviewThread>(node.clone()) {
-            Ok(thread) => good.push(thread),
-            Err(err) => bad.push(lost(reason(&err))),
+        match node {
+            Element::Value(Value::Null) => {
+                bad.push(lost("null (GitHub could not give it)".to_owned()))
+            }
+            Element::Value(node) => match serde_json::from_value::<ReviewThread>(node) {
+                Ok(thread) => good.push(thread),
+                Err(err) => bad.push(lost(reason(&err))),
+            },
+            Element::Unbuilt { reason, .. } => {
+                bad.push(lost(crate::render::escape::one_line(&reason, MAX_REASON)))
+            }
         }
     }
-    Ok((good, bad))
+    (good, bad)
 }
 
 /// The readable thread nodes of `value` (see `parse_threads`), `None` when it holds none.

@@ -11,8 +11,8 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use crate::api::{
-    self, CodeScanning, PrSnapshot, PullRequest, RepoRef, Signals, Surface, Unreadable, Viewer,
-    CODE_SCANNING_SURFACE, REVIEW_THREADS_SURFACE,
+    self, CodeScanning, ListError, PrSnapshot, PullRequest, RepoRef, Signals, Surface, Unreadable,
+    Viewer, CODE_SCANNING_SURFACE, REVIEW_THREADS_SURFACE,
 };
 use crate::github::comment::find_ours;
 use crate::identity::{IdentityInput, Prior};
@@ -133,8 +133,7 @@ pub fn snapshot_from_texts(texts: &SnapshotTexts<'_>) -> anyhow::Result<PrSnapsh
 }
 
 fn threads_from_text(text: &str) -> anyhow::Result<(Vec<api::ReviewThread>, Vec<Unreadable>)> {
-    let value = json(REVIEW_THREADS, text)?;
-    api::parse_threads(&value).map_err(|message| anyhow!("{REVIEW_THREADS}: {message}"))
+    api::read_threads(text).map_err(|err| anyhow!("{REVIEW_THREADS}: {err}"))
 }
 
 /// Review-thread state that could not be read (nodes GitHub could not give, a broken
@@ -186,13 +185,9 @@ fn signals_from_texts(texts: &SignalTexts<'_>, unreadable: &mut Vec<Unreadable>)
         }
     }
     // The check-runs endpoint answers an object; a saved folder may keep it whole.
-    let check_runs = texts.check_runs.map(|text| match json(CHECK_RUNS, text)? {
-        Value::Object(mut object) => {
-            let runs = object.remove("check_runs").unwrap_or(Value::Null);
-            list(CHECK_RUNS, &runs.to_string(), unreadable)
-        }
-        _ => list(CHECK_RUNS, text, unreadable),
-    });
+    let check_runs = texts
+        .check_runs
+        .map(|text| list_in(CHECK_RUNS, text, &["check_runs"], unreadable));
     let check_runs = surface(CHECK_RUNS, check_runs);
     let head_committed_at = match texts.head_commit.map(|text| json(HEAD_COMMIT, text)) {
         Some(Ok(commit)) => commit
@@ -225,14 +220,32 @@ fn json(file: &str, text: &str) -> anyhow::Result<Value> {
     serde_json::from_str(text).with_context(|| format!("{file}: not valid JSON"))
 }
 
-/// A JSON array, element by element (`api::parse_list`).
+/// A JSON array, element by element (`api::read_list`, `api::parse_list`): an element that
+/// cannot be read, even one nested too deep to be built at all, is reported and the others
+/// kept.
 fn list<T: serde::de::DeserializeOwned>(
     file: &str,
     text: &str,
     unreadable: &mut Vec<Unreadable>,
 ) -> anyhow::Result<Vec<T>> {
-    let Value::Array(items) = json(file, text)? else {
-        bail!("{file}: expected a JSON array (the endpoint's list, de-paginated)");
+    list_in(file, text, &[], unreadable)
+}
+
+/// `list`, also accepting an object whose members `path` lead to the array.
+fn list_in<T: serde::de::DeserializeOwned>(
+    file: &str,
+    text: &str,
+    path: &[&str],
+    unreadable: &mut Vec<Unreadable>,
+) -> anyhow::Result<Vec<T>> {
+    let items = match api::read_list(text, path) {
+        Ok(items) => items,
+        Err(ListError::NotJson(err)) => {
+            return Err(anyhow::Error::new(err).context(format!("{file}: not valid JSON")))
+        }
+        Err(ListError::NotList(why)) => {
+            bail!("{file}: {why} (the endpoint's list, de-paginated)")
+        }
     };
     let surface = file.trim_end_matches(".json");
     let (good, bad) = api::parse_list(surface, items);
@@ -631,6 +644,59 @@ mod tests {
         assert_eq!(snapshot.unreadable[0].login.as_deref(), Some("bot[bot]"));
         assert_eq!(snapshot.repository, "o/r");
         assert_eq!(snapshot.head_sha(), "abc");
+    }
+
+    /// `{"a": {"a": ... 1 ...}}`, `depth` objects deep: past the JSON reader's limit (128).
+    fn deep(depth: usize) -> String {
+        format!("{}1{}", "{\"a\": ".repeat(depth), "}".repeat(depth))
+    }
+
+    #[test]
+    fn an_element_nested_too_deep_loses_only_itself() {
+        let comments = format!(
+            r#"[{{"id": 1, "body": "ok", "path": "a.rs"}},
+                {{"id": 2, "body": "deep", "user": {{"login": "bot[bot]"}}, "x": {}}},
+                {{"id": 3, "body": "also ok", "path": "b.rs"}}]"#,
+            deep(5_000)
+        );
+        let runs = format!(
+            r#"{{"total_count": 2, "check_runs": [{}, {{"id": 7, "name": "ci", "status": "completed"}}]}}"#,
+            deep(500)
+        );
+        let threads = format!(
+            r#"{{"data": {{"repository": {{"pullRequest": {{"reviewThreads": {{"nodes": [
+                {{"id": "T1", "isResolved": true, "comments": {{"nodes": [{{"fullDatabaseId": "1"}}]}}}},
+                {{"id": "T2", "x": {}}}]}}}}}}}}}}"#,
+            deep(300)
+        );
+        let snapshot = snapshot_from_texts(&SnapshotTexts {
+            review_threads: Some(&threads),
+            signals: SignalTexts {
+                check_runs: Some(&runs),
+                ..SignalTexts::default()
+            },
+            ..texts(&comments)
+        })
+        .expect("the folder is read");
+        let ids: Vec<u64> = snapshot.review_comments.iter().map(|c| c.id).collect();
+        assert_eq!(ids, [1, 3], "the rest of the file is kept");
+        let lost: Vec<_> = snapshot
+            .unreadable
+            .iter()
+            .map(|u| (u.surface.as_str(), u.id, u.login.as_deref()))
+            .collect();
+        assert_eq!(
+            lost,
+            [
+                ("review_comments", Some(2), Some("bot[bot]")),
+                (REVIEW_THREADS_SURFACE, None, None),
+                ("check_runs", None, None),
+            ]
+        );
+        assert!(snapshot.unreadable[0].reason.contains("128 levels"));
+        assert!(snapshot.unreadable[1].reason.starts_with("thread node 1:"));
+        assert_eq!(snapshot.signals.check_runs.items().len(), 1);
+        assert_eq!(snapshot.review_threads.as_ref().map(Vec::len), Some(1));
     }
 
     #[test]

@@ -4,7 +4,9 @@
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
-pub use crate::identity::{FindingIdentity, FindingState, RunIdentity};
+pub mod identity;
+
+pub use identity::{FindingIdentity, FindingState, RunIdentity};
 
 /// How bad a finding is, lowest first so that `Ord` ranks them.
 #[derive(
@@ -603,5 +605,39 @@ impl Outcome {
         self.surfaced()
             .filter(|f| f.consensus.level == level)
             .count()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    /// The vocabulary depends on nothing above it (std and serde only), so no circle in the
+    /// module graph runs through it: no `crate::` path in `model.rs` or in its children, no
+    /// `super::` in `model.rs` (the crate root) nor `super::super::` in a child.
+    #[test]
+    #[allow(clippy::disallowed_methods)] // reads its own source
+    fn the_vocabulary_imports_no_crate_module() {
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut files = vec![(src.join("model.rs"), "super::")];
+        for entry in std::fs::read_dir(src.join("model")).expect("src/model") {
+            files.push((entry.expect("an entry").path(), "super::super::"));
+        }
+        for (file, above) in files {
+            let source = std::fs::read_to_string(&file).expect("source");
+            let code = source.split("#[cfg(test)]").next().unwrap_or(&source);
+            for (n, line) in code.lines().enumerate() {
+                let line = line.trim_start();
+                if line.starts_with("//") {
+                    continue;
+                }
+                let at = format!("{}:{}: {line}", file.display(), n + 1);
+                assert!(!line.contains("crate::") && !line.contains(above), "{at}");
+                if let Some(path) = line.strip_prefix("pub use ").or(line.strip_prefix("use ")) {
+                    let allowed = ["std::", "serde::", "identity::", "super::"];
+                    assert!(allowed.iter().any(|a| path.starts_with(a)), "{at}");
+                }
+            }
+        }
     }
 }

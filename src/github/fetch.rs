@@ -14,7 +14,7 @@ use super::routes::{self, Route};
 use super::{endpoint_name, threads, GitHub, GitHubError, Reply};
 use crate::adapters::Needs;
 use crate::api::{
-    self, CodeScanning, PrSnapshot, PullRequest, Signals, Surface, Unreadable,
+    self, CodeScanning, Element, PrSnapshot, PullRequest, Signals, Surface, Unreadable,
     REVIEW_THREADS_SURFACE,
 };
 use crate::config::PrTarget;
@@ -97,7 +97,7 @@ pub async fn fetch_snapshot(gh: &GitHub, target: &PrTarget) -> Result<PrSnapshot
 fn keep<T: serde::de::DeserializeOwned>(
     gh: &GitHub,
     surface: &str,
-    items: Vec<Value>,
+    items: Vec<Element>,
     unreadable: &mut Vec<Unreadable>,
 ) -> Vec<T> {
     let (good, mut bad) = api::parse_list(surface, items);
@@ -129,15 +129,16 @@ async fn fetch_pull(gh: &GitHub, path: &str) -> Result<PullRequest, GitHubError>
 }
 
 /// GET a list and every page after it, following `Link: <...>; rel="next"`: every item,
-/// each once (by `id`, or `number` for alerts), or an error.
-pub async fn list_all(gh: &GitHub, first: &str) -> Result<Vec<Value>, GitHubError> {
+/// each once (by `id`, or `number` for alerts), or an error. Items are read one by one
+/// (`GitHub::list`): one that cannot be built is left to `api::parse_list` to report.
+pub async fn list_all(gh: &GitHub, first: &str) -> Result<Vec<Element>, GitHubError> {
     let mut pages = Pages::new(gh);
     let mut next = Some(first.to_owned());
     while let Some(target) = next.take() {
         pages.enter(&target)?;
         let endpoint = endpoint_name(&http::Method::GET, &target);
         let reply = gh.read(&target).await?;
-        pages.add(&endpoint, gh.json(&reply, &endpoint)?)?;
+        pages.add(gh.list(&reply, &endpoint, &[])?);
         next = next_page(gh, &endpoint, &reply)?;
     }
     Ok(pages.items)
@@ -150,7 +151,7 @@ pub(super) struct Pages<'a> {
     gh: &'a GitHub,
     seen: HashSet<String>,
     ids: HashSet<u64>,
-    items: Vec<Value>,
+    items: Vec<Element>,
 }
 
 impl<'a> Pages<'a> {
@@ -183,24 +184,13 @@ impl<'a> Pages<'a> {
         Ok(())
     }
 
-    /// A page's items (an array), those not already read.
-    fn add(&mut self, endpoint: &str, page: Value) -> Result<(), GitHubError> {
-        let Value::Array(page) = page else {
-            return Err(GitHubError::Decode {
-                endpoint: endpoint.to_owned(),
-                message: format!("expected a JSON array, got {}", kind(&page)),
-            });
-        };
+    /// A page's items, those not already read.
+    fn add(&mut self, page: Vec<Element>) {
         for item in page {
-            let id = item
-                .get("id")
-                .or_else(|| item.get("number"))
-                .and_then(Value::as_u64);
-            if id.is_none_or(|id| self.ids.insert(id)) {
+            if item.id().is_none_or(|id| self.ids.insert(id)) {
                 self.items.push(item);
             }
         }
-        Ok(())
     }
 }
 
@@ -235,19 +225,8 @@ pub fn next_link(header: &str) -> Option<&str> {
     link(header, "next")
 }
 
-fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
 enum CodeScanningFetch {
-    Alerts(Vec<Value>),
+    Alerts(Vec<Element>),
     Unavailable(String),
 }
 
@@ -292,22 +271,24 @@ impl Cost {
     }
 }
 
-/// The last answer for one URL: its `ETag`, body and `Link: rel="next"`.
+/// The last answer for one URL: its `ETag`, content as read and `Link: rel="next"`.
 #[derive(Debug, Clone)]
-struct Cached {
+struct Cached<T> {
     url: String,
     etag: Option<String>,
-    value: Value,
+    content: T,
     next: Option<String>,
 }
 
-/// GET `url` with the cached ETag: a 304 reuses the cached answer (`true`: it did).
-async fn get_cached(
+/// GET `url` with the cached ETag: a 304 reuses the cached answer (`true`: it did); a fresh
+/// answer is read with `read`.
+async fn get_cached<T: Clone>(
     gh: &GitHub,
     url: &str,
-    slot: &mut Option<Cached>,
+    slot: &mut Option<Cached<T>>,
     cost: &mut Cost,
-) -> Result<(Cached, bool), GitHubError> {
+    read: impl Fn(&Reply, &str) -> Result<T, GitHubError>,
+) -> Result<(Cached<T>, bool), GitHubError> {
     let known = slot.as_ref().filter(|c| c.url == url);
     let etag = known.and_then(|c| c.etag.clone());
     let endpoint = endpoint_name(&http::Method::GET, url);
@@ -326,7 +307,7 @@ async fn get_cached(
             let cached = Cached {
                 url: url.to_owned(),
                 etag: reply.header("etag").map(str::to_owned),
-                value: gh.json(&reply, &endpoint)?,
+                content: read(&reply, &endpoint)?,
                 next: next_page(gh, &endpoint, &reply)?,
             };
             *slot = Some(cached.clone());
@@ -336,11 +317,11 @@ async fn get_cached(
 }
 
 /// One list read page by page with ETags, so reading it again costs 304s when nothing
-/// changed; whole or not at all, like `list_all`. `field` names the array inside an object
-/// answer (`check_runs`).
+/// changed; whole or not at all, like `list_all`, and item by item like it. `field` names
+/// the array inside an object answer (`check_runs`).
 #[derive(Debug, Default)]
 pub struct ConditionalList {
-    pages: Vec<Option<Cached>>,
+    pages: Vec<Option<Cached<Vec<Element>>>>,
 }
 
 impl ConditionalList {
@@ -350,11 +331,9 @@ impl ConditionalList {
         first: &str,
         field: Option<&str>,
         cost: &mut Cost,
-    ) -> Result<Vec<Value>, GitHubError> {
-        let list_of = |page: &Cached| match field {
-            Some(field) => page.value.get(field).cloned().unwrap_or(Value::Null),
-            None => page.value.clone(),
-        };
+    ) -> Result<Vec<Element>, GitHubError> {
+        let path: Vec<&str> = field.into_iter().collect();
+        let read = |reply: &Reply, endpoint: &str| gh.list(reply, endpoint, &path);
         let mut pages = Pages::new(gh);
         let mut url = Some(first.to_owned());
         let mut index = 0;
@@ -364,20 +343,17 @@ impl ConditionalList {
                 self.pages.push(None);
             }
             let (mut page, unchanged) =
-                get_cached(gh, &target, &mut self.pages[index], cost).await?;
+                get_cached(gh, &target, &mut self.pages[index], cost, read).await?;
             // A full last page that did not change may have grown a next page (whose link
             // only a fresh answer carries): ask once without the ETag.
-            let full = list_of(&page)
-                .as_array()
-                .is_some_and(|a| a.len() >= PER_PAGE);
+            let full = page.content.len() >= PER_PAGE;
             if page.next.is_none() && full && unchanged {
                 self.pages[index] = None;
-                page = get_cached(gh, &target, &mut self.pages[index], cost)
+                page = get_cached(gh, &target, &mut self.pages[index], cost, read)
                     .await?
                     .0;
             }
-            let endpoint = endpoint_name(&http::Method::GET, &target);
-            pages.add(&endpoint, list_of(&page))?;
+            pages.add(page.content);
             url = page.next.clone();
             index += 1;
         }
@@ -389,7 +365,7 @@ impl ConditionalList {
 /// One object (the pull) read with its ETag, so reading it again costs a 304.
 #[derive(Debug, Default)]
 pub struct ConditionalObject {
-    slot: Option<Cached>,
+    slot: Option<Cached<Value>>,
 }
 
 impl ConditionalObject {
@@ -399,7 +375,11 @@ impl ConditionalObject {
         url: &str,
         cost: &mut Cost,
     ) -> Result<Value, GitHubError> {
-        Ok(get_cached(gh, url, &mut self.slot, cost).await?.0.value)
+        let read = |reply: &Reply, endpoint: &str| gh.json(reply, endpoint);
+        Ok(get_cached(gh, url, &mut self.slot, cost, read)
+            .await?
+            .0
+            .content)
     }
 }
 
@@ -491,8 +471,8 @@ pub async fn fetch_signals(
 async fn optional(
     needed: bool,
     name: &str,
-    read: impl std::future::Future<Output = Result<Vec<Value>, GitHubError>>,
-) -> Option<Result<Vec<Value>, String>> {
+    read: impl std::future::Future<Output = Result<Vec<Element>, GitHubError>>,
+) -> Option<Result<Vec<Element>, String>> {
     if !needed {
         return None;
     }
@@ -510,7 +490,7 @@ async fn optional(
 fn surface<T: serde::de::DeserializeOwned>(
     gh: &GitHub,
     name: &str,
-    read: Option<Result<Vec<Value>, String>>,
+    read: Option<Result<Vec<Element>, String>>,
 ) -> Surface<T> {
     match read {
         None => Surface::default(),

@@ -26,6 +26,7 @@ use octocrab::Octocrab;
 use secrecy::{ExposeSecret, SecretString};
 use serde_json::Value;
 
+use crate::api::{self, Element, ListError};
 use crate::render::escape;
 
 pub use deadline::Timeouts;
@@ -487,6 +488,24 @@ impl GitHub {
     /// A body as JSON, or an error naming the endpoint.
     pub fn json(&self, reply: &Reply, endpoint: &str) -> Result<Value, GitHubError> {
         serde_json::from_str(&reply.body).map_err(|err| self.decode_error(endpoint, &err))
+    }
+
+    /// A list page's elements, each read on its own (`api::read_list`): an element that
+    /// cannot be built (nested too deep) is reported by `api::parse_list`, not the page's
+    /// failure. `path` leads to the array in an object answer (`check_runs`).
+    pub fn list(
+        &self,
+        reply: &Reply,
+        endpoint: &str,
+        path: &[&str],
+    ) -> Result<Vec<Element>, GitHubError> {
+        api::read_list(&reply.body, path).map_err(|err| match err {
+            ListError::NotJson(err) => self.decode_error(endpoint, &err),
+            ListError::NotList(message) => GitHubError::Decode {
+                endpoint: endpoint.to_owned(),
+                message,
+            },
+        })
     }
 
     /// A decoding failure (serde's messages quote the data they choke on: cleaned).

@@ -13,6 +13,7 @@ use serde_json::Value;
 
 use super::fetch::{next_page, Pages};
 use super::{endpoint_name, routes, GitHub, GitHubError};
+use crate::api::Element;
 
 /// One merged PR of the window.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -65,17 +66,18 @@ pub async fn list_merged_since(
         })?;
         let endpoint = endpoint_name(&http::Method::GET, &target);
         let reply = gh.read(&target).await?;
-        let Value::Array(items) = gh.json(&reply, &endpoint)? else {
-            return Err(GitHubError::Decode {
-                endpoint,
-                message: "expected a JSON array of pull requests".to_owned(),
-            });
-        };
+        let items = gh.list(&reply, &endpoint, &[])?;
         listing.pages += 1;
         let mut left_window = false;
         for item in items {
-            let number = item.get("number").and_then(Value::as_u64);
-            match serde_json::from_value::<ListedPull>(item) {
+            let (number, read) = match item {
+                Element::Value(item) => (
+                    item.get("number").and_then(Value::as_u64),
+                    serde_json::from_value::<ListedPull>(item).map_err(|e| e.to_string()),
+                ),
+                Element::Unbuilt { reason, .. } => (None, Err(reason)),
+            };
+            match read {
                 Ok(pull) => {
                     left_window |= pull.updated_at < since;
                     let merged = pull.merged_at.filter(|at| *at >= since);
@@ -93,7 +95,7 @@ pub async fn list_merged_since(
                     let which = number.map_or_else(|| "?".to_owned(), |n| format!("#{n}"));
                     tracing::warn!(
                         "{endpoint}: skipped an unreadable pull request {which}: {}",
-                        gh.clean(&err.to_string())
+                        gh.clean(&err)
                     );
                     listing.unreadable.push(which);
                 }

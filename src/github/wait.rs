@@ -8,13 +8,13 @@
 use std::future::Future;
 use std::time::{Duration, SystemTime};
 
-use serde_json::Value;
-
 use super::fetch::{fetch_signals, ConditionalList, ConditionalObject, Cost, SignalCache};
 use super::routes::{self, Route};
 use super::{GitHub, GitHubError};
 use crate::adapters::{self, BotSelection, ExtractOptions, SourceConfig};
-use crate::api::{self, CodeScanning, PrSnapshot, PullRequest, Signals, CODE_SCANNING_SURFACE};
+use crate::api::{
+    self, CodeScanning, Element, PrSnapshot, PullRequest, Signals, CODE_SCANNING_SURFACE,
+};
 use crate::config::PrTarget;
 use crate::model::SourceStatus;
 use crate::wait::{self, Pending, Step};
@@ -275,6 +275,6 @@ impl Poller {
 }
 
 /// The readable elements (the final fetch reports the unreadable ones).
-fn parse<T: serde::de::DeserializeOwned>(surface: &str, items: Vec<Value>) -> Vec<T> {
+fn parse<T: serde::de::DeserializeOwned>(surface: &str, items: Vec<Element>) -> Vec<T> {
     api::parse_list(surface, items).0
 }

@@ -7,6 +7,7 @@ use chrono::NaiveDate;
 use super::fingerprint;
 use super::state::{clip, REASON_CHARS};
 use crate::api::IssueComment;
+use crate::model::identity::RefusalKind;
 
 /// A reason shorter than this is refused.
 pub const MIN_REASON_CHARS: usize = 12;
@@ -21,6 +22,23 @@ pub enum Verb {
     Unack,
 }
 
+/// Why a command cannot be followed: the rule it breaks, and what about it breaks it (may
+/// quote the command: untrusted).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refused {
+    pub kind: RefusalKind,
+    pub why: String,
+}
+
+impl Refused {
+    pub fn new(kind: RefusalKind, why: impl Into<String>) -> Refused {
+        Refused {
+            kind,
+            why: why.into(),
+        }
+    }
+}
+
 /// One command line, read from one comment.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Command {
@@ -33,7 +51,7 @@ pub struct Command {
     /// The fingerprint it names, normalised; `None` when it names none.
     pub fingerprint: Option<String>,
     /// The request, or why it cannot be one (a malformed line, a bare-label reason).
-    pub verb: Result<Verb, String>,
+    pub verb: Result<Verb, Refused>,
 }
 
 impl Command {
@@ -105,27 +123,25 @@ fn command_lines(body: &str) -> Vec<&str> {
 }
 
 /// `(fingerprint, verb)` of a `/consensus ...` line.
-fn parse_line(line: &str) -> (Option<String>, Result<Verb, String>) {
+fn parse_line(line: &str) -> (Option<String>, Result<Verb, Refused>) {
     let mut words = line.split_whitespace().skip(1);
     let verb = words.next().unwrap_or("").to_ascii_lowercase();
     let target = words.next();
     let fingerprint = target.and_then(fingerprint::parse);
-    let usage = "write /consensus ack FINGERPRINT REASON [until YYYY-MM-DD] or \
-                 /consensus unack FINGERPRINT";
+    let bad = |why: String| Err(Refused::new(RefusalKind::BadCommand, why));
+    if verb.is_empty() {
+        return (fingerprint, bad("nothing after /consensus".to_owned()));
+    }
     if verb != "ack" && verb != "unack" {
-        return (fingerprint, Err(format!("unknown command; {usage}")));
+        let why = format!("unknown command “{}”: ack or unack", clip(&verb, 20));
+        return (fingerprint, bad(why));
     }
     let Some(target) = target else {
-        return (None, Err(format!("no fingerprint; {usage}")));
+        return (None, bad(format!("no fingerprint after {verb}")));
     };
     if fingerprint.is_none() {
-        return (
-            None,
-            Err(format!(
-                "“{}” is not a fingerprint (rc- and 8 characters, as shown beside each finding)",
-                clip(target, 40)
-            )),
-        );
+        let why = format!("“{}” is not a fingerprint", clip(target, 40));
+        return (None, bad(why));
     }
     if verb == "unack" {
         return (fingerprint, Ok(Verb::Unack));
@@ -135,22 +151,23 @@ fn parse_line(line: &str) -> (Option<String>, Result<Verb, String>) {
 }
 
 /// The reason and the optional `until` date of an ack.
-fn ack_reason(words: &[&str]) -> Result<Verb, String> {
+fn ack_reason(words: &[&str]) -> Result<Verb, Refused> {
     let mut words = words.to_vec();
     let mut until = None;
     if let [.., word, date] = words[..] {
         if word.eq_ignore_ascii_case("until") && looks_like_date(date) {
             until = Some(parse_date(date).ok_or_else(|| {
-                format!(
+                let why = format!(
                     "“until {}”: the date must be a real day written YYYY-MM-DD",
                     clip(date, 20)
-                )
+                );
+                Refused::new(RefusalKind::BadDate, why)
             })?);
             words.truncate(words.len() - 2);
         }
     }
     let reason = words.join(" ");
-    check_reason(&reason)?;
+    check_reason(&reason).map_err(|why| Refused::new(RefusalKind::BadReason, why))?;
     Ok(Verb::Ack {
         reason: clip(&reason, REASON_CHARS),
         until,
@@ -404,35 +421,65 @@ mod tests {
     #[test]
     fn malformed_lines_say_why() {
         let read = |line: &str| read_commands(&[comment(1, "a", line)]).remove(0);
+        use RefusalKind::{BadCommand, BadDate, BadReason};
         let cases = [
-            ("/consensus ack", "no fingerprint"),
+            ("/consensus", "nothing after", BadCommand),
+            ("/consensus ack", "no fingerprint", BadCommand),
             (
                 "/consensus ack rc-123 the reason is long enough",
                 "not a fingerprint",
+                BadCommand,
             ),
             (
                 "/consensus dismiss rc-jvyr5cb6 because of reasons",
-                "unknown command",
+                "unknown command “dismiss”",
+                BadCommand,
             ),
-            ("/consensus ack rc-jvyr5cb6 false positive", "a label"),
+            ("/consensus ack rc-jvyr5cb6", "no reason", BadReason),
+            (
+                "/consensus ack rc-jvyr5cb6 too short",
+                "9 characters",
+                BadReason,
+            ),
+            (
+                "/consensus ack rc-jvyr5cb6 false positive",
+                "a label",
+                BadReason,
+            ),
             (
                 "/consensus ack rc-jvyr5cb6 validated by the router until 2026-02-30",
                 "real day",
+                BadDate,
             ),
             (
                 "/consensus ack rc-jvyr5cb6 validated by the router until 01/05/2026",
                 "YYYY-MM-DD",
+                BadDate,
             ),
         ];
-        for (line, why) in cases {
+        for (line, why, kind) in cases {
             let command = read(line);
             let err = command.verb.clone().unwrap_err();
-            assert!(err.contains(why), "{line}: {err}");
+            assert!(err.why.contains(why), "{line}: {err:?}");
+            assert_eq!(err.kind, kind, "{line}");
             assert!(!command.is_well_formed());
         }
         // `until` followed by words is part of the reason.
         let command = read("/consensus ack rc-jvyr5cb6 kept until the parser is replaced");
         assert!(matches!(command.verb, Ok(Verb::Ack { until: None, .. })));
+    }
+
+    /// The rules the comment shows say what the parser does.
+    #[test]
+    fn the_reason_rule_names_the_minimum_and_the_labels() {
+        let rule = RefusalKind::BadReason.rule();
+        assert!(rule.contains(&format!("at least {MIN_REASON_CHARS} characters")));
+        for label in ["false positive", "wontfix", "by design"] {
+            assert!(BARE_LABELS.contains(&label), "{label}");
+            assert!(rule.contains(label), "{label}");
+        }
+        let example = "false positive: the id is validated by the router";
+        assert!(rule.contains(example) && check_reason(example).is_ok());
     }
 
     #[test]

@@ -12,118 +12,16 @@ mod track;
 use std::collections::BTreeMap;
 
 use chrono::NaiveDate;
-use serde::{Deserialize, Serialize};
 
-pub use commands::{read_commands, Command, Verb};
+pub use crate::model::identity::{
+    Ack, FindingIdentity, FindingState, Lapsed, Refusal, RefusalKind, RunIdentity, Tracked,
+};
+pub use commands::{read_commands, Command, Refused, Verb};
 pub use state::State;
 pub use track::track;
 
 /// Permission lookups one run makes at most; further commenters wait for a later run.
 pub const MAX_PERMISSION_LOOKUPS: usize = 20;
-
-/// A finding's standing across runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum FindingState {
-    /// First seen at this head commit.
-    New,
-    /// Seen at an earlier head commit, still reported.
-    Open,
-    /// A person acknowledged it: it does not fail the gate.
-    Acknowledged,
-}
-
-/// An acknowledgement in force: who, why, until when, and where it was said.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Ack {
-    pub by: String,
-    pub reason: String,
-    /// Last day it holds (YYYY-MM-DD), if limited.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub until: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub comment_url: Option<String>,
-    #[serde(default)]
-    pub comment_id: u64,
-}
-
-/// What the identity stage says about one finding (flattened into its report entry).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct FindingIdentity {
-    pub fingerprint: String,
-    pub state: FindingState,
-    /// First seen at this head commit (also when acknowledged since).
-    pub new: bool,
-    /// The head commit (10 hex) at which it was first seen.
-    pub first_seen: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub acknowledged: Option<Ack>,
-    /// Fingerprints of earlier findings that merged into this one.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub aliases: Vec<String>,
-}
-
-impl FindingIdentity {
-    pub fn is_acknowledged(&self) -> bool {
-        self.state == FindingState::Acknowledged
-    }
-}
-
-/// A finding of an earlier run that is not reported now: resolved, or awaiting re-review.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Tracked {
-    pub fingerprint: String,
-    pub title: String,
-    pub file: String,
-    pub bots: Vec<String>,
-    /// Why it is resolved, or whose re-review it awaits.
-    pub why: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub acknowledged: Option<Ack>,
-}
-
-/// A command that was not followed, and why.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Refusal {
-    pub by: String,
-    pub command: String,
-    pub why: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub comment_url: Option<String>,
-}
-
-/// An acknowledgement whose `until` day has passed.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Lapsed {
-    pub fingerprint: String,
-    pub ack: Ack,
-}
-
-/// The run-level result of the identity stage.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub struct RunIdentity {
-    /// No state was carried in: everything is new.
-    pub first_run: bool,
-    /// The head commit (10 hex) judged before this one, when known: "since the last run".
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub baseline: Option<String>,
-    /// Findings resolved at this head commit.
-    #[serde(default)]
-    pub resolved: Vec<Tracked>,
-    /// Findings no longer reported whose bots have not all re-reviewed: still open.
-    #[serde(default)]
-    pub awaiting: Vec<Tracked>,
-    #[serde(default)]
-    pub refused: Vec<Refusal>,
-    #[serde(default)]
-    pub lapsed: Vec<Lapsed>,
-    /// About the state itself (a block that could not be read, ...).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub notes: Vec<String>,
-    /// What this run leaves for the next (the block at the end of the comment).
-    #[serde(default)]
-    pub state: State,
-}
 
 /// A commenter's permission on the repository, as the edge found it.
 #[derive(Debug, Clone, PartialEq, Eq)]

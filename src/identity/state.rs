@@ -3,11 +3,12 @@
 //! carries no `<`, `>`, `&` or `@` (they are `\u003c`-style escapes), so nothing in it can
 //! end the comment early, render or mention anyone.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::fingerprint;
+pub use crate::model::identity::{AckRecord, Entry, PermRecord, State};
 use crate::render::escape::json_for_html_comment;
 
 /// The block's format version.
@@ -31,91 +32,6 @@ pub const FILE_CHARS: usize = 160;
 pub const REASON_CHARS: usize = 300;
 /// Entries beyond this are not kept, whatever their size.
 pub const MAX_ENTRIES: usize = 1_000;
-
-fn is_false(b: &bool) -> bool {
-    !b
-}
-
-/// Everything carried from one run to the next.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub struct State {
-    /// [`STATE_VERSION`].
-    pub v: u32,
-    /// The fingerprint recipe that made the keys (`fingerprint::RECIPE_VERSION`).
-    pub recipe: u32,
-    /// The head commit (10 hex) the writing run judged.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub head: String,
-    /// The head commit judged before that one: what "since the last run" compares with.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub prev: String,
-    /// Every finding seen on this PR, by fingerprint.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub seen: BTreeMap<String, Entry>,
-    /// Acknowledgements in force, by fingerprint (a record: each run recomputes them from
-    /// the PR's comments).
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub acks: BTreeMap<String, AckRecord>,
-    /// Commenters' repository permission, by lowercase login.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub perms: BTreeMap<String, PermRecord>,
-}
-
-/// One finding seen on the PR.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub struct Entry {
-    /// Its members' keys (`fingerprint::MemberKeys`): how it is recognised again.
-    #[serde(rename = "k", default)]
-    pub keys: Vec<String>,
-    /// The bots that raised it: all must re-review before it can count as resolved.
-    #[serde(rename = "b", default)]
-    pub bots: Vec<String>,
-    /// The head commit at which it was first seen.
-    #[serde(rename = "s", default)]
-    pub first: String,
-    /// The head commit at which it was resolved; empty while open.
-    #[serde(rename = "r", default, skip_serializing_if = "String::is_empty")]
-    pub resolved: String,
-    #[serde(rename = "t", default, skip_serializing_if = "String::is_empty")]
-    pub title: String,
-    #[serde(rename = "f", default, skip_serializing_if = "String::is_empty")]
-    pub file: String,
-    /// Its review comments, to tell when their threads were resolved.
-    #[serde(rename = "c", default, skip_serializing_if = "Vec::is_empty")]
-    pub comments: Vec<u64>,
-    /// Fingerprints of earlier findings that merged into this one.
-    #[serde(rename = "a", default, skip_serializing_if = "Vec::is_empty")]
-    pub aliases: Vec<String>,
-    #[serde(rename = "x", default, skip_serializing_if = "is_false")]
-    pub suppressed: bool,
-}
-
-impl Entry {
-    pub fn is_open(&self) -> bool {
-        self.resolved.is_empty()
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub struct AckRecord {
-    pub by: String,
-    pub why: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub until: Option<String>,
-    /// The command's comment.
-    #[serde(default)]
-    pub id: u64,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub struct PermRecord {
-    /// GitHub's `role_name` (or `permission`), e.g. `maintain`, `read`.
-    pub role: String,
-    /// Whether that role may acknowledge (`write`, `maintain`, `admin`).
-    pub ok: bool,
-    /// The day it was checked (YYYY-MM-DD, UTC).
-    pub on: String,
-}
 
 /// The state block for `state`, within [`MAX_CHARS`] (trim it with [`bound`] first).
 pub fn encode(state: &State) -> String {

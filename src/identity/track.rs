@@ -5,15 +5,15 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use chrono::NaiveDate;
 
-use super::commands::{read_commands, Verb};
+use super::commands::{read_commands, Command, Refused, Verb};
 use super::fingerprint::{self, MemberKeys, RECIPE_VERSION};
 use super::state::{
     self, clip, AckRecord, Entry, PermRecord, State, FILE_CHARS, MAX_ALIASES, MAX_BOTS,
     MAX_COMMENTS, MAX_KEYS, STATE_VERSION, TITLE_CHARS,
 };
 use super::{
-    Access, Ack, FindingIdentity, FindingState, IdentityInput, Lapsed, Refusal, RunIdentity,
-    Tracked, MAX_PERMISSION_LOOKUPS,
+    Access, Ack, FindingIdentity, FindingState, IdentityInput, Lapsed, Refusal, RefusalKind,
+    RunIdentity, Tracked, MAX_PERMISSION_LOOKUPS,
 };
 use crate::api::PrSnapshot;
 use crate::model::{Coverage, SourceStatus, SynthesizedFinding};
@@ -32,6 +32,37 @@ pub fn track(
     let head: String = snapshot
         .map(|s| s.head_sha().chars().take(HEAD_CHARS).collect())
         .unwrap_or_default();
+    let (prior, notes) = carried_in(input);
+    let keys: Vec<ClusterKeys> = findings.iter().map(ClusterKeys::of).collect();
+    let matched = assign(&keys, &prior);
+    let Named { mut seen, alias_of } = name(findings, &keys, &matched, &prior, &head);
+    let (resolved, mut awaiting) =
+        follow_the_missing(&prior, &matched, sources, snapshot, &head, &mut seen);
+    let commands = snapshot.map_or_else(Vec::new, |s| read_commands(&s.issue_comments));
+    let Judged {
+        mut acks,
+        refused,
+        perms,
+    } = judge_commands(&commands, &seen, &alias_of, input);
+    let lapsed = lapse(&mut acks, input.today);
+    mark_acknowledged(findings, &mut awaiting, &acks);
+    let current: BTreeSet<String> = matched.fingerprints.iter().cloned().collect();
+    let next = next_state(input, head, seen, &acks, perms, &current);
+    RunIdentity {
+        first_run: input.prior.state.is_none(),
+        baseline: Some(next.prev.clone()).filter(|p| !p.is_empty()),
+        resolved,
+        awaiting,
+        refused,
+        lapsed,
+        notes,
+        state: next,
+    }
+}
+
+/// The state the last run left, and notes about it. A state of another fingerprint recipe
+/// keeps only its heads and permission cache: every finding is fingerprinted afresh.
+fn carried_in(input: &IdentityInput) -> (State, Vec<String>) {
     let mut notes: Vec<String> = input.prior.note.iter().cloned().collect();
     let mut prior = input.prior.state.clone().unwrap_or_default();
     if input.prior.state.is_some() && prior.recipe != RECIPE_VERSION {
@@ -43,11 +74,25 @@ pub fn track(
         prior.seen.clear();
         prior.acks.clear();
     }
+    (prior, notes)
+}
 
-    let keys: Vec<ClusterKeys> = findings.iter().map(ClusterKeys::of).collect();
-    let matched = assign(&keys, &prior);
+/// This run's findings named: their entries for the next state, and which fingerprint each
+/// alias now stands for.
+struct Named {
+    seen: BTreeMap<String, Entry>,
+    alias_of: HashMap<String, String>,
+}
 
-    // Each finding's identity, the alias map and the entries for the next state.
+/// Give each finding its identity (fingerprint, first sighting, aliases of the findings
+/// that merged into it) and its entry for the next state.
+fn name(
+    findings: &mut [SynthesizedFinding],
+    keys: &[ClusterKeys],
+    matched: &Matched,
+    prior: &State,
+    head: &str,
+) -> Named {
     let mut seen: BTreeMap<String, Entry> = BTreeMap::new();
     let mut alias_of: HashMap<String, String> = HashMap::new();
     for (i, finding) in findings.iter_mut().enumerate() {
@@ -56,17 +101,8 @@ pub fn track(
         let first = earlier
             .map(|e| e.first.clone())
             .or_else(|| matched.inherited[i].clone())
-            .unwrap_or_else(|| head.clone());
-        let mut aliases: Vec<String> = earlier.map(|e| e.aliases.clone()).unwrap_or_default();
-        for absorbed in matched.absorbed.iter().filter(|(_, into)| **into == i) {
-            aliases.push(absorbed.0.clone());
-            if let Some(e) = prior.seen.get(absorbed.0) {
-                aliases.extend(e.aliases.iter().cloned());
-            }
-        }
-        aliases.sort();
-        aliases.dedup();
-        aliases.truncate(MAX_ALIASES);
+            .unwrap_or_else(|| head.to_owned());
+        let aliases = aliases_of(i, earlier, matched, prior);
         for alias in &aliases {
             alias_of.insert(alias.clone(), fp.clone());
         }
@@ -88,8 +124,36 @@ pub fn track(
             aliases,
         });
     }
+    Named { seen, alias_of }
+}
 
-    // Earlier findings not reported now: resolved, or still open awaiting a re-review.
+/// Cluster `i`'s aliases: its earlier finding's, and the earlier findings that merged into
+/// it with theirs (sorted, at most `MAX_ALIASES`).
+fn aliases_of(i: usize, earlier: Option<&Entry>, matched: &Matched, prior: &State) -> Vec<String> {
+    let mut aliases: Vec<String> = earlier.map(|e| e.aliases.clone()).unwrap_or_default();
+    for absorbed in matched.absorbed.iter().filter(|(_, into)| **into == i) {
+        aliases.push(absorbed.0.clone());
+        if let Some(e) = prior.seen.get(absorbed.0) {
+            aliases.extend(e.aliases.iter().cloned());
+        }
+    }
+    aliases.sort();
+    aliases.dedup();
+    aliases.truncate(MAX_ALIASES);
+    aliases
+}
+
+/// Earlier findings not reported now: resolved (their threads resolved, or every bot that
+/// raised them re-reviewed), or still open awaiting a re-review. Their entries go on into
+/// `seen`; those whose bots are all no longer configured are forgotten.
+fn follow_the_missing(
+    prior: &State,
+    matched: &Matched,
+    sources: &[SourceStatus],
+    snapshot: Option<&PrSnapshot>,
+    head: &str,
+    seen: &mut BTreeMap<String, Entry>,
+) -> (Vec<Tracked>, Vec<Tracked>) {
     let coverage: HashMap<&str, Coverage> = sources
         .iter()
         .map(|s| (s.bot.as_str(), s.coverage))
@@ -118,7 +182,7 @@ pub fn track(
                 .filter(|b| coverage.get(b.as_str()) != Some(&Coverage::Reviewed))
                 .collect();
             if threads.all_resolved(&entry.comments) {
-                entry.resolved = head.clone();
+                entry.resolved = head.to_owned();
                 if !entry.suppressed {
                     resolved.push(tracked(
                         fp,
@@ -127,7 +191,7 @@ pub fn track(
                     ));
                 }
             } else if pending.is_empty() {
-                entry.resolved = head.clone();
+                entry.resolved = head.to_owned();
                 if !entry.suppressed {
                     let why = format!("no longer reported: {} re-reviewed", list(&configured));
                     resolved.push(tracked(fp, &entry, why));
@@ -142,9 +206,27 @@ pub fn track(
         }
         seen.insert(fp.clone(), entry);
     }
+    (resolved, awaiting)
+}
 
-    // Acknowledgements, recomputed from the comments every run.
-    let commands = snapshot.map_or_else(Vec::new, |s| read_commands(&s.issue_comments));
+/// What the commands decided: the acknowledgements in force by fingerprint, the commands
+/// not followed, and the permission answers used (the next state's cache).
+#[derive(Default)]
+struct Judged {
+    acks: BTreeMap<String, Ack>,
+    refused: Vec<Refusal>,
+    perms: BTreeMap<String, PermRecord>,
+}
+
+/// Follow the commands in order (recomputed from the comments every run): each names a
+/// finding of the PR (or an alias of one) and comes from a person allowed to acknowledge,
+/// or it is refused with why.
+fn judge_commands(
+    commands: &[Command],
+    seen: &BTreeMap<String, Entry>,
+    alias_of: &HashMap<String, String>,
+    input: &IdentityInput,
+) -> Judged {
     let known = |fp: &str| -> Option<String> {
         if seen.contains_key(fp) {
             return Some(fp.to_owned());
@@ -155,75 +237,89 @@ pub fn track(
                 .map(|(k, _)| k.clone())
         })
     };
-    let mut acks: BTreeMap<String, Ack> = BTreeMap::new();
-    let mut refused = Vec::new();
-    let mut perms: BTreeMap<String, PermRecord> = BTreeMap::new();
-    for command in &commands {
-        let refuse = |why: String| Refusal {
-            by: command.author.clone(),
-            command: command.line.clone(),
-            why,
-            comment_url: command.comment_url.clone(),
+    let mut judged = Judged::default();
+    for command in commands {
+        let refused = match admissible(command, &known, input, &mut judged.perms) {
+            Ok(None) => None,
+            Ok(Some((verb, target))) => judged.follow(command, verb, target).err(),
+            Err(refused) => Some(refused),
         };
-        let verb = match (&command.verb, &command.fingerprint) {
-            (Err(why), _) => {
-                refused.push(refuse(why.clone()));
-                continue;
-            }
-            (Ok(verb), Some(fp)) => match known(fp) {
-                Some(target) => (verb, target),
-                None => {
-                    refused.push(refuse(format!(
-                        "no finding on this pull request has the fingerprint {fp}"
-                    )));
-                    continue;
-                }
-            },
-            (Ok(_), None) => continue, // parse_line never yields this
-        };
-        if command.author_is_bot {
-            refused.push(refuse(
-                "bot accounts cannot acknowledge findings".to_owned(),
-            ));
-            continue;
-        }
-        let login = command.author.trim().to_lowercase();
-        match access(&login, input, &mut perms) {
-            Ok(()) => {}
-            Err(why) => {
-                refused.push(refuse(why));
-                continue;
-            }
-        }
-        let (verb, target) = verb;
-        match verb {
-            Verb::Ack { reason, until } => {
-                acks.insert(
-                    target,
-                    Ack {
-                        by: command.author.clone(),
-                        reason: reason.clone(),
-                        until: until.map(|d| d.format("%Y-%m-%d").to_string()),
-                        comment_url: command.comment_url.clone(),
-                        comment_id: command.comment_id,
-                    },
-                );
-            }
-            Verb::Unack => {
-                if acks.remove(&target).is_none() {
-                    refused.push(refuse(format!(
-                        "{target} is not acknowledged: nothing to take back"
-                    )));
-                }
-            }
+        if let Some(Refused { kind, why }) = refused {
+            judged.refused.push(Refusal {
+                comment_url: command.comment_url.clone(),
+                ..Refusal::new(kind, why, &command.author, &command.line)
+            });
         }
     }
+    judged
+}
+
+/// What `command` asks and the fingerprint it names, when it may be followed: well formed,
+/// naming a finding of the PR, from a person allowed to acknowledge. Else why not.
+fn admissible<'c>(
+    command: &'c Command,
+    known: &dyn Fn(&str) -> Option<String>,
+    input: &IdentityInput,
+    perms: &mut BTreeMap<String, PermRecord>,
+) -> Result<Option<(&'c Verb, String)>, Refused> {
+    let (verb, target) = match (&command.verb, &command.fingerprint) {
+        (Err(refused), _) => return Err(refused.clone()),
+        (Ok(verb), Some(fp)) => match known(fp) {
+            Some(target) => (verb, target),
+            None => {
+                return Err(Refused::new(
+                    RefusalKind::UnknownFingerprint,
+                    format!("no finding on this pull request has the fingerprint {fp}"),
+                ))
+            }
+        },
+        (Ok(_), None) => return Ok(None), // parse_line never yields this
+    };
+    if command.author_is_bot {
+        return Err(Refused::new(
+            RefusalKind::BotAccount,
+            "bot accounts cannot acknowledge findings",
+        ));
+    }
+    access(&command.author.trim().to_lowercase(), input, perms)?;
+    Ok(Some((verb, target)))
+}
+
+impl Judged {
+    /// Carry out an admissible command: an ack replaces any earlier one of the finding, an
+    /// unack takes back the one in force (refused when there is none).
+    fn follow(&mut self, command: &Command, verb: &Verb, target: String) -> Result<(), Refused> {
+        match verb {
+            Verb::Ack { reason, until } => {
+                let ack = Ack {
+                    by: command.author.clone(),
+                    reason: reason.clone(),
+                    until: until.map(|d| d.format("%Y-%m-%d").to_string()),
+                    comment_url: command.comment_url.clone(),
+                    comment_id: command.comment_id,
+                };
+                self.acks.insert(target, ack);
+                Ok(())
+            }
+            Verb::Unack => match self.acks.remove(&target) {
+                Some(_) => Ok(()),
+                None => Err(Refused::new(
+                    RefusalKind::NotAcknowledged,
+                    format!("{target} is not acknowledged: nothing to take back"),
+                )),
+            },
+        }
+    }
+}
+
+/// Take out the acknowledgements whose `until` day has passed, and return them.
+fn lapse(acks: &mut BTreeMap<String, Ack>, today: Option<NaiveDate>) -> Vec<Lapsed> {
     let mut lapsed = Vec::new();
     acks.retain(|fp, ack| {
         let holds = ack
             .until
             .as_deref()
-            .is_none_or(|until| still_holds(until, input.today));
+            .is_none_or(|until| still_holds(until, today));
         if !holds {
             lapsed.push(Lapsed {
                 fingerprint: fp.clone(),
@@ -232,6 +328,16 @@ pub fn track(
         }
         holds
     });
+    lapsed
+}
+
+/// Findings with an acknowledgement in force become `Acknowledged`; findings awaiting a
+/// re-review carry theirs too.
+fn mark_acknowledged(
+    findings: &mut [SynthesizedFinding],
+    awaiting: &mut [Tracked],
+    acks: &BTreeMap<String, Ack>,
+) {
     for finding in findings.iter_mut() {
         if let Some(identity) = finding.identity.as_mut() {
             if let Some(ack) = acks.get(&identity.fingerprint) {
@@ -240,11 +346,21 @@ pub fn track(
             }
         }
     }
-    for item in &mut awaiting {
+    for item in awaiting {
         item.acknowledged = acks.get(&item.fingerprint).cloned();
     }
+}
 
-    let current: BTreeSet<String> = matched.fingerprints.iter().cloned().collect();
+/// The state for the next run, bounded (`state::bound`): `current` are this run's
+/// fingerprints, the last to be dropped.
+fn next_state(
+    input: &IdentityInput,
+    head: String,
+    seen: BTreeMap<String, Entry>,
+    acks: &BTreeMap<String, Ack>,
+    perms: BTreeMap<String, PermRecord>,
+    current: &BTreeSet<String>,
+) -> State {
     let mut next = State {
         v: STATE_VERSION,
         recipe: RECIPE_VERSION,
@@ -269,17 +385,8 @@ pub fn track(
             .collect(),
         perms,
     };
-    state::bound(&mut next, &current, state::MAX_CHARS);
-    RunIdentity {
-        first_run: input.prior.state.is_none(),
-        baseline: Some(next.prev.clone()).filter(|p| !p.is_empty()),
-        resolved,
-        awaiting,
-        refused,
-        lapsed,
-        notes,
-        state: next,
-    }
+    state::bound(&mut next, current, state::MAX_CHARS);
+    next
 }
 
 /// Whether `login` may acknowledge: this run's lookup, else the cache (fresh, or any age
@@ -288,7 +395,8 @@ fn access(
     login: &str,
     input: &IdentityInput,
     perms: &mut BTreeMap<String, PermRecord>,
-) -> Result<(), String> {
+) -> Result<(), Refused> {
+    let unchecked = |why: String| Err(Refused::new(RefusalKind::PermissionUnchecked, why));
     let today = input
         .today
         .map(|d| d.format("%Y-%m-%d").to_string())
@@ -316,13 +424,13 @@ fn access(
                 found
             }
             None if input.offline => {
-                return Err(format!(
+                return unchecked(format!(
                     "permission unknown offline: the state block has no record of {login} \
                      (the action checks it on GitHub)"
                 ))
             }
             None => {
-                return Err(format!(
+                return unchecked(format!(
                     "permission not checked yet (a run checks at most \
                      {MAX_PERMISSION_LOOKUPS} commenters); a later run will"
                 ))
@@ -331,10 +439,11 @@ fn access(
     };
     match found {
         Access::Granted { .. } => Ok(()),
-        Access::Denied { role } => Err(format!(
-            "{login} has {role} permission; acknowledging needs write, maintain or admin"
+        Access::Denied { role } => Err(Refused::new(
+            RefusalKind::NoPermission,
+            format!("{login} has {role} permission; acknowledging needs write, maintain or admin"),
         )),
-        Access::Unknown(why) => Err(format!("permission could not be checked: {why}")),
+        Access::Unknown(why) => unchecked(format!("permission could not be checked: {why}")),
     }
 }
 

@@ -4,7 +4,8 @@
 
 use std::fmt::Write as _;
 
-use crate::identity::{state, Ack, Tracked};
+use crate::identity::state::{self, clip};
+use crate::identity::{Ack, Refusal, RefusalKind, Tracked};
 use crate::model::{Outcome, SynthesizedFinding};
 use crate::render::escape::{escape_inline, escape_url};
 
@@ -55,6 +56,13 @@ fn changes_with(outcome: &Outcome, lists: bool) -> String {
     );
     for note in &identity.notes {
         let _ = writeln!(out, "\n⚠️ {}", escape_inline(note));
+    }
+    if !identity.refused.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n⚠️ {} `/consensus` command(s) not followed: see **{REFUSED_TITLE}** below.",
+            identity.refused.len()
+        );
     }
     if identity.resolved.is_empty() && identity.awaiting.is_empty() {
         return out;
@@ -135,25 +143,34 @@ fn ack_text(ack: &Ack) -> String {
     text
 }
 
-/// Commands that were not followed and acknowledgements that lapsed, each with why; then a
-/// line on how to acknowledge. Empty when there are no findings and nothing to report.
+/// Commands that were not followed, shown unfolded (someone typed each and is waiting for
+/// an answer): who, the line and why, then the rule each kind broke, once. Then the
+/// acknowledgements that lapsed, folded, and a line on how to acknowledge. Empty when there
+/// are no findings and nothing to report.
 pub fn commands(outcome: &Outcome) -> String {
     let identity = &outcome.identity;
     let mut out = String::new();
-    let count = identity.refused.len() + identity.lapsed.len();
-    if count > 0 {
+    if !identity.refused.is_empty() {
         let _ = writeln!(
             out,
-            "\n<details>\n<summary>Acknowledgements not applied ({count})</summary>\n"
+            "\n### {} ({})\n\nNothing was acknowledged or taken back by these:\n",
+            REFUSED_TITLE,
+            identity.refused.len()
         );
-        let refused = identity.refused.iter().map(|r| {
-            let mut line = format!("- {}: {}", escape_inline(&r.by), escape_inline(&r.command));
-            if let Some(url) = r.comment_url.as_deref().and_then(escape_url) {
-                let _ = write!(line, " ([comment]({url}))");
+        push_capped(&mut out, identity.refused.iter(), refusal_line);
+        out.push_str("\nWhat a command needs:\n\n");
+        for kind in RefusalKind::ALL {
+            if identity.refused.iter().any(|r| r.kind == kind) {
+                let _ = writeln!(out, "- {}", kind.rule());
             }
-            let _ = writeln!(line, " — not followed: {}", escape_inline(&r.why));
-            line
-        });
+        }
+    }
+    if !identity.lapsed.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n<details>\n<summary>Acknowledgements that lapsed ({})</summary>\n",
+            identity.lapsed.len()
+        );
         let lapsed = identity.lapsed.iter().map(|l| {
             format!(
                 "- `{}` {} — lapsed, it no longer holds\n",
@@ -161,11 +178,11 @@ pub fn commands(outcome: &Outcome) -> String {
                 ack_text(&l.ack)
             )
         });
-        push_capped(&mut out, refused.chain(lapsed), |line| line);
+        push_capped(&mut out, lapsed, |line| line);
         out.push_str("\n</details>\n");
     }
-    let any = outcome.findings.iter().any(|f| !f.suppressed) || count > 0;
-    if any && identity.state.v != 0 {
+    let any = outcome.findings.iter().any(|f| !f.suppressed) || !identity.refused.is_empty();
+    if (any || !identity.lapsed.is_empty()) && identity.state.v != 0 {
         out.push_str(
             "\n<sub>To acknowledge a finding, comment `/consensus ack <fingerprint> <reason> \
              [until YYYY-MM-DD]` (needs write access; a reason, not just a label); \
@@ -173,6 +190,27 @@ pub fn commands(outcome: &Outcome) -> String {
         );
     }
     out
+}
+
+/// The heading of the commands not followed, which the line at the top points to.
+const REFUSED_TITLE: &str = "Commands not followed";
+
+/// Longest login shown (GitHub's are at most 39 characters; a saved folder may hold any).
+const LOGIN_CHARS: usize = 40;
+
+/// `- alice: /consensus ack … ([comment](…)) — not followed: why`, escaped: the login, the
+/// line and the why are people's text.
+fn refusal_line(refusal: &Refusal) -> String {
+    let mut line = format!(
+        "- {}: {}",
+        escape_inline(&clip(&refusal.by, LOGIN_CHARS)),
+        escape_inline(&refusal.command)
+    );
+    if let Some(url) = refusal.comment_url.as_deref().and_then(escape_url) {
+        let _ = write!(line, " ([comment]({url}))");
+    }
+    let _ = writeln!(line, " — not followed: {}", escape_inline(&refusal.why));
+    line
 }
 
 /// The hidden state block, or nothing before the identity stage ran.
@@ -250,6 +288,72 @@ mod tests {
             outcome.identity.state.seen.len() < 600,
             "the block was bounded"
         );
+    }
+
+    /// Issue 19: every kind of refusal is shown unfolded with why and its rule, once per
+    /// kind; people's text is escaped; the list is bounded.
+    #[test]
+    fn each_refusal_shows_why_and_its_rule_escaped_and_bounded() {
+        use crate::identity::{Refusal, RefusalKind};
+        let mut outcome = analyze(
+            None,
+            &BotSelection::Listed(Vec::new()),
+            many(1),
+            &AnalysisOptions::default(),
+        );
+        let hostile = "/consensus ack rc-00000000 @bob </details> <!-- review-bot-ack --> `x`";
+        outcome.identity.refused = RefusalKind::ALL
+            .into_iter()
+            .map(|kind| {
+                let why = format!("{} said @carol **loud**", kind.as_str());
+                Refusal::new(
+                    kind,
+                    why,
+                    &format!("eve-{}-{}", kind.as_str(), "x".repeat(60)),
+                    hostile,
+                )
+            })
+            .collect();
+        let body = render_comment(&outcome, &RenderOptions::default());
+        let top = body.find("### Confirmed").unwrap_or(body.len());
+        assert!(
+            body[..top].contains("⚠️ 8 `/consensus` command(s) not followed"),
+            "the top of the comment points to them: {body}"
+        );
+        let at = body
+            .find("### Commands not followed (8)")
+            .expect("unfolded");
+        let section = &body[at..];
+        for kind in RefusalKind::ALL {
+            assert!(
+                section.contains(&format!("not followed: {} said", kind.as_str())),
+                "{kind:?}: {section}"
+            );
+            assert_eq!(section.matches(kind.rule()).count(), 1, "{kind:?} once");
+        }
+        assert!(
+            !body.contains("@bob") && !body.contains("@carol"),
+            "no mentions"
+        );
+        assert_eq!(
+            body.matches("<!-- review-bot-ack").count(),
+            1,
+            "only our marker"
+        );
+        assert_eq!(
+            body.matches("</details>").count(),
+            body.matches("<details>").count()
+        );
+        assert!(section.contains("\\*\\*loud\\*\\*"));
+        assert!(!section.contains(&"x".repeat(60)), "logins are clipped");
+
+        // Bounded: 25 lines, the rest counted; each rule still once.
+        let one = outcome.identity.refused[1].clone();
+        outcome.identity.refused = vec![one; 40];
+        let body = render_comment(&outcome, &RenderOptions::default());
+        assert_eq!(body.matches("— not followed:").count(), 25);
+        assert!(body.contains("… and 15 more"), "{body}");
+        assert_eq!(body.matches(RefusalKind::BadReason.rule()).count(), 1);
     }
 
     #[test]

@@ -335,6 +335,83 @@ fn render_with_a_broken_optional_file_reports_it_and_reads_the_rest() {
     }
 }
 
+/// `{"a": {"a": ... 1 ...}}`, `depth` objects deep.
+fn nested(depth: usize) -> String {
+    format!("{}1{}", "{\"a\": ".repeat(depth), "}".repeat(depth))
+}
+
+/// Issue 19: one element nested deeper than the JSON reader's limit (128 levels) used to
+/// fail the whole file (exit 3, every finding lost). It is skipped and counted against its
+/// bot like any other unreadable comment; the rest of the file is read.
+#[test]
+fn issue_19_render_skips_an_element_nested_too_deep_and_keeps_the_rest_of_the_file() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let folder = dir.path().join("pr");
+    std::fs::create_dir_all(&folder).expect("mkdir");
+    for entry in std::fs::read_dir(fixture("pr-101-three-bots")).expect("fixture") {
+        let path = entry.expect("entry").path();
+        std::fs::copy(&path, folder.join(path.file_name().expect("name"))).expect("copy");
+    }
+    let render = |name: &str| {
+        let report = dir.path().join(name);
+        let output = run(
+            &[
+                "render",
+                "--report",
+                report.to_str().expect("utf-8"),
+                folder.to_str().expect("utf-8"),
+            ],
+            &[],
+        );
+        let report: serde_json::Value = std::fs::read_to_string(&report)
+            .map(|t| serde_json::from_str(&t).expect("the report is JSON"))
+            .unwrap_or(serde_json::Value::Null);
+        (output, report)
+    };
+    let (whole, whole_report) = render("whole.json");
+
+    let path = folder.join("review_comments.json");
+    let comments: Vec<serde_json::Value> =
+        serde_json::from_str(&std::fs::read_to_string(&path).expect("read")).expect("JSON");
+    let mut items: Vec<String> = comments.iter().map(|c| c.to_string()).collect();
+    let deep = format!(
+        r#"{{"id": 2502140099, "user": {{"login": "coderabbitai[bot]", "type": "Bot"}},
+            "body": "**Potential issue** lost in the depths", "path": "app/db/queries.py",
+            "line": 3, "meta": {}}}"#,
+        nested(10_000)
+    );
+    items.insert(1, deep);
+    std::fs::write(&path, format!("[{}]", items.join(",\n"))).expect("write");
+    let (output, report) = render("deep.json");
+    let (stdout, stderr) = text(&output);
+
+    assert_eq!(
+        output.status.code(),
+        whole.status.code(),
+        "the gate as before, not a runtime error: {stdout}{stderr}"
+    );
+    assert_eq!(
+        report["findings"], whole_report["findings"],
+        "no finding lost"
+    );
+    let coderabbit = report["sources"]
+        .as_array()
+        .expect("sources")
+        .iter()
+        .find(|s| s["bot"] == "coderabbit")
+        .expect("coderabbit");
+    assert_eq!(coderabbit["skipped"], 1, "{coderabbit}");
+    let note = coderabbit["notes"].to_string();
+    assert!(
+        note.contains("review_comments #2502140099") && note.contains("128 levels"),
+        "{note}"
+    );
+    assert!(
+        stdout.contains("128 levels"),
+        "the comment says it: {stdout}"
+    );
+}
+
 /// `render` on a saved PR folder resolves the `bots` default on the snapshot, as the
 /// action does: the bots that posted are the sources, none is listed as absent.
 #[test]

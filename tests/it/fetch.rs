@@ -195,6 +195,41 @@ async fn bad_objects_are_reported_not_fatal() {
     assert_eq!(snap.unreadable[0].id, Some(77));
 }
 
+/// Issue 19: the live path reads a page element by element too, so one element nested
+/// deeper than the JSON reader's limit is reported, not the whole run's failure.
+#[tokio::test]
+async fn issue_19_an_element_nested_too_deep_loses_only_itself() {
+    let mut data = PrData::fixture("pr-101-three-bots");
+    let before = data.review_comments.len();
+    let mut deep = json!(1);
+    for _ in 0..1_000 {
+        deep = json!({ "a": deep });
+    }
+    data.review_comments.insert(
+        1,
+        json!({"id": 2502140099u64, "user": {"login": "coderabbitai[bot]"}, "body": "x", "meta": deep}),
+    );
+    let fake = FakeBuilder::new(data.clone()).start().await;
+    let snap = fetch_snapshot(&client(&fake), &target(&data))
+        .await
+        .expect("the page is read");
+    assert_eq!(snap.review_comments.len(), before, "the others are kept");
+    let lost: Vec<_> = snap
+        .unreadable
+        .iter()
+        .map(|u| (u.surface.as_str(), u.id, u.login.as_deref()))
+        .collect();
+    assert_eq!(
+        lost,
+        [(
+            "review_comments",
+            Some(2502140099),
+            Some("coderabbitai[bot]")
+        )]
+    );
+    assert!(snap.unreadable[0].reason.contains("128 levels"));
+}
+
 #[tokio::test]
 async fn links_to_another_host_are_not_followed() {
     let data = PrData::fixture("pr-101-three-bots");

@@ -247,21 +247,51 @@ async fn refused_acks_are_listed_with_why_and_an_expired_one_lapses() {
         .as_str()
         .unwrap()
         .contains("has read permission"));
+    assert_eq!(refused[0]["kind"], "no-permission");
     assert_eq!(refused[1]["by"], "dana-ortiz");
     assert!(refused[1]["why"]
         .as_str()
         .unwrap()
         .contains("is a label, not a reason"));
+    // Issue 19: the rule is in the report and in the comment, not only the refusal.
+    assert_eq!(refused[1]["kind"], "bad-reason");
+    let rule = refused[1]["rule"].as_str().unwrap();
+    assert!(rule.contains("at least 12 characters"), "{rule}");
     let lapsed = report["acknowledgements"]["lapsed"].as_array().unwrap();
     assert_eq!(lapsed.len(), 1);
     assert_eq!(lapsed[0]["fingerprint"], ledger.as_str());
     // Same head commit as the first run: still new, and not acknowledged.
     assert_eq!(finding_by_fp(report, &ledger)["state"], "new");
     let body = sticky(&fake);
-    assert!(body.contains("Acknowledgements not applied (3)"), "{body}");
-    assert!(body.contains("mallory: /consensus ack"), "{body}");
+    // Issue 19: the person who typed a refused command sees why, unfolded, and the rule.
     assert!(
-        body.contains("not followed: mallory has read permission"),
+        body.contains("⚠️ 2 `/consensus` command(s) not followed"),
+        "{body}"
+    );
+    let refused_at = body.find("### Commands not followed (2)").expect("{body}");
+    let section = &body[refused_at..];
+    assert!(section.contains("mallory: /consensus ack"), "{section}");
+    assert!(
+        section.contains("not followed: mallory has read permission"),
+        "{section}"
+    );
+    assert!(
+        section.contains(&format!(
+            "dana-ortiz: /consensus ack {token} false positive"
+        )),
+        "{section}"
+    );
+    assert!(
+        section.contains("not followed: “false positive” is a label, not a reason"),
+        "{section}"
+    );
+    assert!(section.contains(rule), "{section}");
+    assert!(
+        section.contains("needs write, maintain or admin permission on the repository."),
+        "{section}"
+    );
+    assert!(
+        body.contains("<summary>Acknowledgements that lapsed (1)</summary>"),
         "{body}"
     );
     assert!(body.contains("— lapsed, it no longer holds"));

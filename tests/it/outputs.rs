@@ -3,7 +3,7 @@
 use std::fs;
 
 use review_consensus::adapters::BotSelection;
-use review_consensus::identity::{Ack, Lapsed, Refusal, Tracked};
+use review_consensus::identity::{Ack, Lapsed, Refusal, RefusalKind, Tracked};
 use review_consensus::model::{ConsensusLevel, Outcome};
 use review_consensus::pipeline::{self, AnalysisOptions};
 use review_consensus::publish::outputs::{append_step_summary, write_outputs, write_report};
@@ -205,10 +205,13 @@ fn fixture_outcomes() -> Vec<(String, Outcome)> {
     demo.identity.resolved = vec![tracked("fixed")];
     demo.identity.awaiting = vec![tracked("awaiting coderabbit")];
     demo.identity.refused = vec![Refusal {
-        by: "mallory".to_owned(),
-        command: "/consensus ack rc-00000000 wontfix".to_owned(),
-        why: "a bare label".to_owned(),
         comment_url: Some("https://github.com/a/b/pull/1#issuecomment-2".to_owned()),
+        ..Refusal::new(
+            RefusalKind::BadReason,
+            "a bare label".to_owned(),
+            "mallory",
+            "/consensus ack rc-00000000 wontfix",
+        )
     }];
     demo.identity.lapsed = vec![Lapsed {
         fingerprint: "rc-11111111".to_owned(),
