@@ -8,6 +8,7 @@ use crate::adapters::Adapter;
 
 mod bito;
 mod claude;
+mod claude_code_review;
 mod codeant;
 mod coderabbit;
 mod codex;
@@ -46,6 +47,7 @@ pub(crate) static REGISTRY: &[&dyn Adapter] = &[
     &codeant::CodeAnt,
     &sentry::Sentry,
     &claude::Claude,
+    &claude_code_review::ClaudeCodeReview,
     &bito::Bito,
     &korbit::Korbit,
     &generic::Generic,
