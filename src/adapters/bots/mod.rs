@@ -16,6 +16,7 @@ mod copilot;
 mod cubic;
 mod cursor_bugbot;
 mod deepsource;
+mod devin;
 mod gemini;
 mod generic;
 mod gh_advanced_security;
@@ -48,6 +49,7 @@ pub(crate) static REGISTRY: &[&dyn Adapter] = &[
     &sentry::Sentry,
     &claude::Claude,
     &claude_code_review::ClaudeCodeReview,
+    &devin::Devin,
     &bito::Bito,
     &korbit::Korbit,
     &generic::Generic,
