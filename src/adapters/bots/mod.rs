@@ -11,6 +11,7 @@ mod claude;
 mod claude_code_review;
 mod codeant;
 mod coderabbit;
+mod codescene;
 mod codex;
 mod copilot;
 mod cubic;
@@ -50,6 +51,7 @@ pub(crate) static REGISTRY: &[&dyn Adapter] = &[
     &claude::Claude,
     &claude_code_review::ClaudeCodeReview,
     &devin::Devin,
+    &codescene::CodeScene,
     &bito::Bito,
     &korbit::Korbit,
     &generic::Generic,
