@@ -10,6 +10,7 @@ mod bito;
 mod claude;
 mod claude_code_review;
 mod codeant;
+mod codecov_ai;
 mod coderabbit;
 mod codescene;
 mod codex;
@@ -48,6 +49,7 @@ pub(crate) static REGISTRY: &[&dyn Adapter] = &[
     &macroscope::Macroscope,
     &codeant::CodeAnt,
     &sentry::Sentry,
+    &codecov_ai::CodecovAi,
     &claude::Claude,
     &claude_code_review::ClaudeCodeReview,
     &devin::Devin,
