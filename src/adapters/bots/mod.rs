@@ -23,6 +23,7 @@ mod gemini;
 mod generic;
 mod gh_advanced_security;
 mod github_code_quality;
+mod gitstream;
 mod greptile;
 mod kodus;
 mod korbit;
@@ -54,6 +55,7 @@ pub(crate) static REGISTRY: &[&dyn Adapter] = &[
     &claude_code_review::ClaudeCodeReview,
     &devin::Devin,
     &codescene::CodeScene,
+    &gitstream::GitStream,
     &bito::Bito,
     &korbit::Korbit,
     &generic::Generic,
