@@ -100,7 +100,7 @@ impl Adapter for Devin {
             &mut activity,
             &mut out,
             is_finding,
-            |comment, anchor| read_inline(comment, anchor),
+            read_inline,
         );
         withdraw_resolved(snapshot, &identity, &mut out);
         for review in &snapshot.reviews {

@@ -812,7 +812,7 @@ mod tests {
                 ),
             ]
         );
-        assert_eq!(out.coverage, crate::model::Coverage::Reviewed);
+        assert_eq!(out.coverage, Coverage::Reviewed);
         // By its user id alone (a renamed login) too.
         let mut snapshot = fixture::snapshot("bots/qodo-ai");
         for c in &mut snapshot.issue_comments {
