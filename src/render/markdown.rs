@@ -611,17 +611,21 @@ fn render_suppressed(finding: &SynthesizedFinding) -> String {
     )
 }
 
-/// A finding the bots say the PR did not introduce: severity, title, locus (linked) and the
-/// bots (linked to their comments); it fails nothing.
+/// A finding the bots say the PR did not introduce: fingerprint, severity, title, locus
+/// (linked) and the bots (linked to their comments); it fails nothing.
 fn render_pre_existing(
     finding: &SynthesizedFinding,
     outcome: &Outcome,
     options: &RenderOptions,
 ) -> String {
     let c = &finding.consensus;
+    // The fingerprint without the 🆕 badge: "new" would read as "introduced here".
+    let fingerprint = finding
+        .fingerprint()
+        .map(|fp| format!("`{fp}` "))
+        .unwrap_or_default();
     format!(
-        "- {}**{}** · {} · {} · by {}\n",
-        identity::badge(finding),
+        "- {fingerprint}**{}** · {} · {} · by {}\n",
         c.severity,
         escape_inline(&c.title),
         render_locus(finding, outcome, options),

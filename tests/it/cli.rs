@@ -420,6 +420,10 @@ fn render_sets_pre_existing_findings_apart_unless_told_otherwise() {
     let (stdout, stderr) = text(&out);
     assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
     assert!(stdout.contains("Pre-existing (1)"), "{stdout}");
+    assert!(
+        stderr.contains("0 suppressed, 1 pre-existing (fail-on: unverified)"),
+        "the verdict line counts it: {stderr}"
+    );
     assert_eq!(json["counts"]["pre_existing"], 1);
     assert_eq!(json["gate"], "pass");
 
