@@ -313,10 +313,17 @@ fn read_summary(review: &Review, out: &mut AdapterOutput) {
             continue;
         }
         let Some(kind) = section else { continue };
+        // The masked line keeps the original's byte offsets: the entry starts after its
+        // `- ` there too.
+        let lead = masked_line.len() - masked_line.trim_start().len();
         let is_item = ["- ", "* "]
             .iter()
-            .any(|m| masked_line.trim_start().starts_with(m));
-        let Some(entry) = is_item.then(|| line.trim_start()[2..].trim()) else {
+            .any(|m| masked_line[lead..].starts_with(m));
+        let Some(entry) = is_item
+            .then(|| line.get(lead + 2..))
+            .flatten()
+            .map(str::trim)
+        else {
             if !masked_line.trim().is_empty() {
                 section = None;
             }
@@ -492,6 +499,28 @@ mod tests {
         let ids: Vec<&str> = out.findings.iter().map(|f| f.finding_id.as_str()).collect();
         assert_eq!(ids, ["BUG_x_0001", "review-9-bug-2"]);
         assert!(out.notes.is_empty(), "{:?}", out.notes);
+    }
+
+    /// A list line after a code span of multibyte text is read without slicing into it.
+    #[test]
+    fn list_lines_with_multibyte_code_are_read_safely() {
+        let mut out = AdapterOutput::default();
+        let review = Review {
+            id: 3,
+            body: Some(
+                "Devin Review found 1 Bugs + 0 Flags (0 Vulnerabilities) on this PR:\n**Bugs:**\n\
+                 `é`- x — a.py:3\n- `日本` — b.py:4\n"
+                    .into(),
+            ),
+            ..Review::default()
+        };
+        read_summary(&review, &mut out);
+        let files: Vec<&str> = out
+            .findings
+            .iter()
+            .map(|f| f.evidence.file.as_str())
+            .collect();
+        assert_eq!(files, ["a.py", "b.py"]);
     }
 
     #[test]

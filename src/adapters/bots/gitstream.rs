@@ -127,26 +127,30 @@ fn issue_summary(summary: &str) -> Option<(Category, String)> {
         ("scope", Category::Other),
         ("best practice", Category::Maintainability),
     ];
-    let text: String = summary
+    let text = summary
         .trim()
-        .trim_start_matches(|c: char| !c.is_alphanumeric())
-        .to_owned();
-    let lower = text.to_lowercase();
+        .trim_start_matches(|c: char| !c.is_alphanumeric());
+    let separators = [' ', ':', '-', '—', '–', '|'];
     for (word, category) in KINDS {
         // The kind opens the summary (`Bug - Title`, `Bug: Title`) …
-        if let Some(rest) = lower.strip_prefix(word) {
-            if rest.is_empty() || rest.starts_with([' ', ':', '-', '—', '–', '|']) {
-                let title = text[word.len()..]
-                    .trim_start_matches([' ', ':', '-', '—', '–', '|'])
-                    .trim();
+        let opens = text
+            .get(..word.len())
+            .is_some_and(|head| head.eq_ignore_ascii_case(word));
+        if opens {
+            let rest = &text[word.len()..];
+            if rest.is_empty() || rest.starts_with(separators) {
+                let title = rest.trim_start_matches(separators).trim();
                 return Some((category, clean_title(title)));
             }
         }
         // … or closes it in parentheses (`1. Title (Bug)`).
         let tail = format!("({word})");
-        if lower.ends_with(&tail) {
-            let title = &text[..text.len() - tail.len()];
-            let title = title
+        let closes = text.len() >= tail.len()
+            && text
+                .get(text.len() - tail.len()..)
+                .is_some_and(|end| end.eq_ignore_ascii_case(&tail));
+        if closes {
+            let title = text[..text.len() - tail.len()]
                 .trim()
                 .trim_start_matches(|c: char| c.is_ascii_digit() || c == '.')
                 .trim();
@@ -270,6 +274,15 @@ mod tests {
             Some((Category::Security, "Token compared with ==".into()))
         );
         assert_eq!(issue_summary("📝 Summary of changes"), None);
+        assert_eq!(
+            issue_summary("\u{212A}elvin bug"),
+            None,
+            "no panic on case folding"
+        );
+        assert_eq!(
+            issue_summary("BUG: Upper case kind"),
+            Some((Category::Bug, "Upper case kind".into()))
+        );
         assert_eq!(
             location("[app/a.py](https://github.com/o/r/blob/0a1b2c/app/a.py#L12-L15)"),
             Some(("app/a.py".into(), Some((12, 15))))
