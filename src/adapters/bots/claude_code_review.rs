@@ -84,6 +84,11 @@ impl Adapter for ClaudeCodeReview {
         &[Signal::CheckRunVerdict(CHECK_RUN)]
     }
 
+    /// The check run's counts tell findings GitHub refused inline: read whenever it ran.
+    fn reads_own_signals(&self) -> bool {
+        true
+    }
+
     fn parse(&self, snapshot: &PrSnapshot, logins: &[String]) -> AdapterOutput {
         let identity = Identity::new(logins, self.user_ids());
         let mut activity = crate::adapters::Activity::new(snapshot.head_sha());
@@ -412,6 +417,20 @@ mod tests {
             !is_clean_confirmation("No issues, thanks!"),
             "names the product"
         );
+    }
+
+    /// Its check run is fetched even when its review already shows the head reviewed (the
+    /// counts are read); the Claude app's is not, once its comments settle it.
+    #[test]
+    fn its_check_runs_are_fetched_even_when_reviewed() {
+        use crate::adapters::{needed_surfaces, SourceConfig};
+        let snapshot = fixture::snapshot("bots/claude-code-review");
+        let source = |id: &str| SourceConfig {
+            adapter: id.to_owned(),
+            logins: Vec::new(),
+        };
+        assert!(needed_surfaces(&snapshot, &[source(ID)]).check_runs);
+        assert!(!needed_surfaces(&snapshot, &[source("claude")]).check_runs);
     }
 
     #[test]
