@@ -380,6 +380,8 @@ pub struct CheckApp {
 pub struct CheckOutput {
     pub title: Option<String>,
     pub summary: Option<String>,
+    /// The run's details (Claude Code Review ends it with its severity counts).
+    pub text: Option<String>,
 }
 
 /// `GET /repos/{o}/{r}/commits/{sha}/check-runs` element (`check_runs[]`): the latest run of

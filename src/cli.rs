@@ -132,6 +132,9 @@ fn flag_help(name: &str) -> String {
         "title-overlap" => "title similarity, 0 to 1, for findings without a line (default 0.5)",
         "include-outdated" => "also take comments whose line left the diff",
         "include-resolved" => "also take comments in resolved threads",
+        "include-pre-existing" => {
+            "treat findings the bots mark pre-existing (not the PR's) like any other"
+        }
         "comment-header" => "the sticky comment's marker suffix",
         "sarif" => "glob(s) of SARIF files, each an extra source",
         "sarif-output" => "also write the consensus results as SARIF 2.1.0 here, for code scanning",

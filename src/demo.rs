@@ -70,6 +70,7 @@ pub fn run() -> anyhow::Result<Demo> {
 
 /// `gate: fail — 2 confirmed, 1 needs-verification, 3 unverified, 4 suppressed (fail-on: confirmed)`.
 pub fn verdict(outcome: &Outcome) -> String {
+    let pre_existing = outcome.pre_existing().count();
     let counts: Vec<String> = ConsensusLevel::DESCENDING
         .iter()
         .map(|level| format!("{} {level}", outcome.count_at(*level)))
@@ -77,6 +78,8 @@ pub fn verdict(outcome: &Outcome) -> String {
             "{} suppressed",
             outcome.suppressed().count()
         )))
+        // Only when there are any, so the line of a PR without keeps its form.
+        .chain((pre_existing > 0).then(|| format!("{pre_existing} pre-existing")))
         .collect();
     let fail_on = serde_json::to_value(outcome.fail_on)
         .ok()

@@ -247,6 +247,11 @@ pub struct NormalizedFinding {
     /// of the fingerprint (docs/identity.md).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stable_id: Option<String>,
+    /// The bot says the issue is not this PR's: it exists in the code the PR starts from
+    /// (Claude Code Review's 🟣 Pre-existing). Kept out of the agreement and of the gate,
+    /// and shown apart (`SuppressionReason::PreExisting`).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub pre_existing: bool,
 }
 
 impl NormalizedFinding {
@@ -271,6 +276,7 @@ impl NormalizedFinding {
             disputes: Vec::new(),
             provenance: Provenance::default(),
             stable_id: None,
+            pre_existing: false,
         }
     }
 
@@ -374,6 +380,9 @@ pub enum SuppressionReason {
     BelowEvidenceThreshold,
     /// No file, no snippet and no explanation.
     NoEvidence,
+    /// Every bot that raised it says it was there before the PR (a pre-existing bug): shown
+    /// apart, never gating.
+    PreExisting,
 }
 
 impl SuppressionReason {
@@ -382,6 +391,7 @@ impl SuppressionReason {
             SuppressionReason::StyleCoveredByLinters => "style-only, covered by linters",
             SuppressionReason::BelowEvidenceThreshold => "below the evidence threshold",
             SuppressionReason::NoEvidence => "no evidence (no file, snippet or explanation)",
+            SuppressionReason::PreExisting => "pre-existing, not introduced by this PR",
         }
     }
 }
@@ -423,6 +433,11 @@ impl SynthesizedFinding {
 
     pub fn fingerprint(&self) -> Option<&str> {
         self.identity.as_ref().map(|i| i.fingerprint.as_str())
+    }
+
+    /// Set apart as pre-existing (not the PR's): never surfaced, shown in its own section.
+    pub fn is_pre_existing(&self) -> bool {
+        self.suppression_reason == Some(SuppressionReason::PreExisting)
     }
 }
 
@@ -596,8 +611,17 @@ impl Outcome {
             .filter(|f| !f.suppressed && f.identity.as_ref().is_some_and(|i| i.new))
     }
 
+    /// Findings kept out for a synthesis reason (style, evidence); the pre-existing ones are
+    /// listed by `pre_existing`.
     pub fn suppressed(&self) -> impl Iterator<Item = &SynthesizedFinding> {
-        self.findings.iter().filter(|f| f.suppressed)
+        self.findings
+            .iter()
+            .filter(|f| f.suppressed && !f.is_pre_existing())
+    }
+
+    /// Findings the bots say the PR did not introduce: shown apart, never gating.
+    pub fn pre_existing(&self) -> impl Iterator<Item = &SynthesizedFinding> {
+        self.findings.iter().filter(|f| f.is_pre_existing())
     }
 
     /// Surfaced findings at exactly this level.

@@ -74,6 +74,9 @@ pub struct AnalysisOptions {
     pub required: Vec<RequiredGroup>,
     /// The last run's state, the commenters' permissions and today (from the edge).
     pub identity: IdentityInput,
+    /// Treat findings the bots mark pre-existing (not introduced by the PR) like any other:
+    /// they join the agreement and may gate. Off by default: they are set apart.
+    pub include_pre_existing: bool,
 }
 
 /// Run adapters (when there is a PR snapshot), add extra sources, then the engine and gate.
@@ -112,9 +115,18 @@ pub fn analyze(
         bots_ran: Some(bots_ran),
         ..options.consensus.clone()
     };
+    // Pre-existing findings (not the PR's) are matched among themselves only: they neither
+    // add to the agreement on the PR's own findings nor gate, and are shown apart.
+    let (pre_existing, findings): (Vec<_>, Vec<_>) = findings
+        .into_iter()
+        .partition(|f| f.pre_existing && !options.include_pre_existing);
     // `findings` is not needed afterwards: the clusters take the findings, no copies.
     let clusters = consensus::consensus_owned(findings, &consensus_options);
     let mut synthesized = synthesis::synthesize(clusters, &synthesis_options);
+    if !pre_existing.is_empty() {
+        let apart = consensus::consensus_owned(pre_existing, &consensus_options);
+        synthesized.extend(synthesis::set_apart(apart, &synthesis_options));
+    }
     // Acknowledgements are known before the gate: an acknowledged finding fails no rule.
     let identity = identity::track(&mut synthesized, &statuses, snapshot, &options.identity);
     let not_reviewed = gate::not_reviewed(&statuses, &options.required);
@@ -187,7 +199,7 @@ fn merge_by_name(statuses: Vec<SourceStatus>) -> Vec<SourceStatus> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Severity, SourceState};
+    use crate::model::{Gate, Severity, SourceState};
 
     fn finding(bot: &str, id: &str, severity: Severity, category: &str) -> NormalizedFinding {
         let mut f = NormalizedFinding::new(bot, id, severity, category, "Unchecked input");
@@ -261,5 +273,66 @@ mod tests {
             &AnalysisOptions::default(),
         );
         assert!(!outcome.findings[0].suppressed);
+    }
+
+    /// A finding its bot marks pre-existing is set apart: matched only with other
+    /// pre-existing findings, never adding to the PR's own findings' agreement, never gating;
+    /// `include_pre_existing` treats it like any other.
+    #[test]
+    fn pre_existing_findings_are_set_apart_from_the_gate() {
+        let mut old = finding("alpha", "p", Severity::Critical, "security");
+        old.pre_existing = true;
+        let new = finding("beta", "n", Severity::High, "security");
+        let extra = || {
+            vec![
+                ExtraSource::ok("alpha", vec![old.clone()]),
+                ExtraSource::ok("beta", vec![new.clone()]),
+            ]
+        };
+        let options = AnalysisOptions {
+            fail_on: FailOn::Unverified,
+            fail_on_severity: Some(Severity::Critical),
+            ..AnalysisOptions::default()
+        };
+        let outcome = analyze(None, &BotSelection::default(), extra(), &options);
+        assert_eq!(outcome.findings.len(), 2, "the same lines, yet not merged");
+        let surfaced: Vec<_> = outcome.surfaced().collect();
+        assert_eq!(surfaced.len(), 1);
+        assert_eq!(surfaced[0].consensus.detected_by, ["beta"]);
+        assert_eq!(
+            surfaced[0].consensus.agreement_ratio, 0.5,
+            "one of two bots"
+        );
+        let apart: Vec<_> = outcome.pre_existing().collect();
+        assert_eq!(apart.len(), 1);
+        assert!(apart[0].suppressed && apart[0].is_pre_existing());
+        assert_eq!(
+            outcome.suppressed().count(),
+            0,
+            "counted apart, not as suppressed"
+        );
+        // The gate fails on beta's finding (unverified), never on alpha's critical one.
+        assert_eq!(outcome.gate, Gate::Fail);
+        assert!(gate::severity_blocking(&outcome.findings, Some(Severity::Critical)).is_empty());
+        let only_old = analyze(
+            None,
+            &BotSelection::default(),
+            vec![ExtraSource::ok("alpha", vec![old.clone()])],
+            &options,
+        );
+        assert_eq!(
+            only_old.gate,
+            Gate::Pass,
+            "a pre-existing critical gates nothing"
+        );
+
+        let included = AnalysisOptions {
+            include_pre_existing: true,
+            ..options
+        };
+        let outcome = analyze(None, &BotSelection::default(), extra(), &included);
+        assert_eq!(outcome.findings.len(), 1, "merged like any other");
+        assert_eq!(outcome.pre_existing().count(), 0);
+        assert_eq!(outcome.gate, Gate::Fail);
     }
 }

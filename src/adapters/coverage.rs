@@ -64,7 +64,8 @@ pub(super) fn unread_surfaces(
 }
 
 /// The surfaces to fetch for the configured sources: those declared by a source that its
-/// comments alone do not show as having reviewed the head (one that did needs nothing more).
+/// comments alone do not show as having reviewed the head (one that did needs nothing more),
+/// and those of a source whose adapter reads them for more than coverage.
 pub fn needed_surfaces(snapshot: &PrSnapshot, sources: &[SourceConfig]) -> Needs {
     let extraction = extract(snapshot, sources, &ExtractOptions::default());
     let mut needs = Needs::default();
@@ -86,7 +87,7 @@ pub fn needed_surfaces(snapshot: &PrSnapshot, sources: &[SourceConfig]) -> Needs
             .iter()
             .filter(|s| names.contains(&s.bot))
             .all(|s| s.coverage == Coverage::Reviewed);
-        if !settled && !names.is_empty() {
+        if (!settled || adapter.reads_own_signals()) && !names.is_empty() {
             needs = needs.union(declared);
         }
     }

@@ -45,8 +45,29 @@ pub(crate) fn snapshot(folder: &str) -> PrSnapshot {
         issue_comments: list(&dir, "issue_comments.json", &mut unreadable),
         review_threads: read_json(&dir, "review_threads.json")
             .and_then(|v| api::threads_from_json(&v)),
+        signals: api::Signals {
+            check_runs: check_runs(&dir, &mut unreadable),
+            ..api::Signals::default()
+        },
         unreadable,
         ..PrSnapshot::default()
+    }
+}
+
+/// `check_runs.json`: the endpoint's object (`{"check_runs": [...]}`) or the array; absent:
+/// not read.
+fn check_runs(dir: &Path, unreadable: &mut Vec<api::Unreadable>) -> api::Surface<api::CheckRun> {
+    let runs = match read_json(dir, "check_runs.json") {
+        Some(Value::Object(mut object)) => object.remove("check_runs"),
+        other => other,
+    };
+    match runs {
+        Some(Value::Array(items)) => {
+            let (good, bad) = api::parse_list("check_runs", items);
+            unreadable.extend(bad);
+            api::Surface::Read(good)
+        }
+        _ => api::Surface::default(),
     }
 }
 

@@ -119,6 +119,12 @@ pub trait Adapter: Sync {
     fn signals(&self) -> &'static [Signal] {
         &[]
     }
+    /// Its `parse` reads its declared surfaces for more than coverage (Claude Code Review's
+    /// check run counts the findings GitHub refused inline): they are fetched whenever the
+    /// source is configured, even when its comments already show it reviewed the head.
+    fn reads_own_signals(&self) -> bool {
+        false
+    }
     /// The service has shut down (Korbit): its old comments are read only when `bots`
     /// lists it, never by default.
     fn retired(&self) -> bool {

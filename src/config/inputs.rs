@@ -30,6 +30,7 @@ pub const INPUT_NAMES: &[&str] = &[
     "pr-number",
     "include-outdated",
     "include-resolved",
+    "include-pre-existing",
     "check-name",
     "comment",
     "comment-header",
@@ -50,7 +51,12 @@ pub const ONLINE_ONLY: &[&str] = &[
 ];
 
 /// Inputs read as `true` / `false`: as `render` flags they may stand alone (`--include-resolved`).
-pub const BOOLEAN_INPUTS: &[&str] = &["include-outdated", "include-resolved", "comment"];
+pub const BOOLEAN_INPUTS: &[&str] = &[
+    "include-outdated",
+    "include-resolved",
+    "include-pre-existing",
+    "comment",
+];
 
 /// The longest `wait-for-bots` (a job's minutes are billed; bots that take longer are late).
 pub const MAX_WAIT: Duration = Duration::from_secs(30 * 60);
@@ -77,6 +83,7 @@ pub(super) struct RawInputs {
     pr_number: Option<String>,
     include_outdated: Option<String>,
     include_resolved: Option<String>,
+    include_pre_existing: Option<String>,
     check_name: Option<String>,
     comment: Option<String>,
     comment_header: Option<String>,
@@ -172,6 +179,11 @@ pub(super) fn from_pairs(pairs: Vec<(String, String)>) -> Result<Config, ConfigE
             .transpose()?,
         include_outdated: parse_bool("include-outdated", set(&raw.include_outdated), false)?,
         include_resolved: parse_bool("include-resolved", set(&raw.include_resolved), false)?,
+        include_pre_existing: parse_bool(
+            "include-pre-existing",
+            set(&raw.include_pre_existing),
+            false,
+        )?,
         check_name: set(&raw.check_name).map(str::to_owned),
         comment: parse_bool("comment", set(&raw.comment), true)?,
         comment_header: set(&raw.comment_header)
@@ -571,6 +583,7 @@ mod tests {
                 &raw.pr_number,
                 &raw.include_outdated,
                 &raw.include_resolved,
+                &raw.include_pre_existing,
                 &raw.check_name,
                 &raw.comment,
                 &raw.comment_header,

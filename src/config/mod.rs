@@ -50,6 +50,8 @@ pub struct Config {
     pub pr_number: Option<u64>,
     pub include_outdated: bool,
     pub include_resolved: bool,
+    /// Treat findings the bots mark pre-existing (not introduced by the PR) like any other.
+    pub include_pre_existing: bool,
     /// `None`: no check run, the job's exit code is the check.
     pub check_name: Option<String>,
     /// Write the sticky comment (`false`: job summary only).
@@ -152,6 +154,7 @@ impl Config {
             fail_on: self.fail_on,
             fail_on_severity: self.fail_on_severity,
             required: self.required_bots.clone(),
+            include_pre_existing: self.include_pre_existing,
             ..AnalysisOptions::default()
         }
     }

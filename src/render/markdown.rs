@@ -180,14 +180,25 @@ fn render_head_with(
     } else {
         identity::changes_line(outcome)
     });
-    let _ = writeln!(
-        out,
-        "\n| Confirmed | Needs verification | Unverified | Suppressed |\n|---:|---:|---:|---:|\n\
-         | {} | {} | {} | {} |",
+    let counts = [
         outcome.count_at(ConsensusLevel::Confirmed),
         outcome.count_at(ConsensusLevel::NeedsVerification),
         outcome.count_at(ConsensusLevel::Unverified),
-        outcome.suppressed().count()
+        outcome.suppressed().count(),
+    ];
+    // A Pre-existing column only when there are any: a PR without keeps its table.
+    let pre_existing = outcome.pre_existing().count();
+    let (extra_head, extra_rule, extra_count) = if pre_existing > 0 {
+        (" Pre-existing |", "---:|", format!(" {pre_existing} |"))
+    } else {
+        ("", "", String::new())
+    };
+    let _ = writeln!(
+        out,
+        "\n| Confirmed | Needs verification | Unverified | Suppressed |{extra_head}\n\
+         |---:|---:|---:|---:|{extra_rule}\n\
+         | {} | {} | {} | {} |{extra_count}",
+        counts[0], counts[1], counts[2], counts[3]
     );
     render_sources(&mut out, outcome, notes);
     out
@@ -600,28 +611,61 @@ fn render_suppressed(finding: &SynthesizedFinding) -> String {
     )
 }
 
+/// A finding the bots say the PR did not introduce: fingerprint, severity, title, locus
+/// (linked) and the bots (linked to their comments); it fails nothing.
+fn render_pre_existing(
+    finding: &SynthesizedFinding,
+    outcome: &Outcome,
+    options: &RenderOptions,
+) -> String {
+    let c = &finding.consensus;
+    // The fingerprint without the 🆕 badge: "new" would read as "introduced here".
+    let fingerprint = finding
+        .fingerprint()
+        .map(|fp| format!("`{fp}` "))
+        .unwrap_or_default();
+    format!(
+        "- {fingerprint}**{}** · {} · {} · by {}\n",
+        c.severity,
+        escape_inline(&c.title),
+        render_locus(finding, outcome, options),
+        render_bots(finding),
+    )
+}
+
+/// Tiers of listed findings: confirmed, needs-verification, unverified, suppressed,
+/// pre-existing (cut in reverse order when the comment is too long).
+const TIERS: usize = 5;
+
+/// Index of the suppressed tier.
+const SUPPRESSED: usize = 3;
+
+/// Index of the pre-existing tier.
+const PRE_EXISTING: usize = 4;
+
 /// Rendered pieces; `render` assembles them keeping the first `keep[i]` items of each.
 struct Sections {
     head: String,
-    /// Confirmed, needs-verification, unverified, suppressed: each tier's first items,
-    /// rendered (only those that can fit, see [`render_items`]), and how many it has.
-    items: [Vec<String>; 4],
-    totals: [usize; 4],
+    /// Confirmed, needs-verification, unverified, suppressed, pre-existing: each tier's first
+    /// items, rendered (only those that can fit, see [`render_items`]), and how many it has.
+    items: [Vec<String>; TIERS],
+    totals: [usize; TIERS],
     suppressed_summary: String,
     /// Acknowledged findings (before the suppressed ones), commands not followed (after).
     acknowledged: String,
     commands: String,
 }
 
-const SECTION_NAMES: [&str; 4] = [
+const SECTION_NAMES: [&str; TIERS] = [
     "confirmed",
     "needs-verification",
     "unverified",
     "suppressed",
+    "pre-existing",
 ];
 
 impl Sections {
-    fn assemble(&self, keep: [usize; 4], max_chars: usize) -> String {
+    fn assemble(&self, keep: [usize; TIERS], max_chars: usize) -> String {
         let mut out = self.head.clone();
         for (i, level) in ConsensusLevel::DESCENDING.into_iter().enumerate() {
             let items = &self.items[i][..keep[i]];
@@ -643,25 +687,39 @@ impl Sections {
             }
         }
         out.push_str(&self.acknowledged);
-        if self.totals[3] > 0 {
-            let _ = writeln!(
-                out,
-                "\n<details>\n<summary>Suppressed ({}): {}</summary>\n",
-                self.totals[3], self.suppressed_summary
-            );
-            out.extend(self.items[3][..keep[3]].iter().map(String::as_str));
-            if keep[3] < self.totals[3] && keep[3] == 0 {
+        for (tier, summary) in [
+            (
+                SUPPRESSED,
+                format!(
+                    "Suppressed ({}): {}",
+                    self.totals[SUPPRESSED], self.suppressed_summary
+                ),
+            ),
+            (
+                PRE_EXISTING,
+                format!(
+                    "Pre-existing ({}): not introduced by this PR, not counted by the gate",
+                    self.totals[PRE_EXISTING]
+                ),
+            ),
+        ] {
+            if self.totals[tier] == 0 {
+                continue;
+            }
+            let _ = writeln!(out, "\n<details>\n<summary>{summary}</summary>\n");
+            out.extend(self.items[tier][..keep[tier]].iter().map(String::as_str));
+            if keep[tier] < self.totals[tier] && keep[tier] == 0 {
                 out.push_str("The list did not fit; see the JSON report.\n");
             }
             out.push_str("\n</details>\n");
         }
         out.push_str(&self.commands);
-        let cut: Vec<String> = (0..4)
+        let cut: Vec<String> = (0..TIERS)
             .filter(|&i| keep[i] < self.totals[i])
             .map(|i| format!("{} {}", self.totals[i] - keep[i], SECTION_NAMES[i]))
             .collect();
         if !cut.is_empty() {
-            let total: usize = (0..4).map(|i| self.totals[i] - keep[i]).sum();
+            let total: usize = (0..TIERS).map(|i| self.totals[i] - keep[i]).sum();
             let _ = writeln!(
                 out,
                 "\n_✂️ {total} finding(s) cut to fit the comment size limit of {max_chars} \
@@ -673,10 +731,11 @@ impl Sections {
     }
 }
 
-/// `keep` after cutting `n` items, lowest tier first (suppressed list, unverified, ...).
-fn keep_after_cutting(lens: [usize; 4], mut n: usize) -> [usize; 4] {
+/// `keep` after cutting `n` items, lowest tier first (pre-existing, suppressed list,
+/// unverified, ...).
+fn keep_after_cutting(lens: [usize; TIERS], mut n: usize) -> [usize; TIERS] {
     let mut keep = lens;
-    for i in (0..4).rev() {
+    for i in (0..TIERS).rev() {
         let cut = n.min(keep[i]);
         keep[i] -= cut;
         n -= cut;
@@ -685,7 +744,8 @@ fn keep_after_cutting(lens: [usize; 4], mut n: usize) -> [usize; 4] {
 }
 
 /// Each tier's items rendered in order (confirmed, needs-verification, unverified,
-/// suppressed) until their length alone passes `budget`, and how many each tier has. The
+/// suppressed, pre-existing) until their length alone passes `budget`, and how many each
+/// tier has. The
 /// items kept are always the first ones in that order (the lowest tiers are cut first), so
 /// an item after that point could never be kept: a large PR renders what can show, not
 /// every finding.
@@ -693,9 +753,9 @@ fn render_items(
     outcome: &Outcome,
     options: &RenderOptions,
     budget: usize,
-) -> ([Vec<String>; 4], [usize; 4]) {
-    let mut items: [Vec<String>; 4] = Default::default();
-    let mut totals = [0; 4];
+) -> ([Vec<String>; TIERS], [usize; TIERS]) {
+    let mut items: [Vec<String>; TIERS] = Default::default();
+    let mut totals = [0; TIERS];
     let mut spent = 0;
     let mut add = |tier: usize, render: &dyn Fn() -> String| {
         totals[tier] += 1;
@@ -711,7 +771,12 @@ fn render_items(
         }
     }
     for finding in outcome.suppressed() {
-        add(3, &|| render_suppressed(finding));
+        add(SUPPRESSED, &|| render_suppressed(finding));
+    }
+    for finding in outcome.pre_existing() {
+        add(PRE_EXISTING, &|| {
+            render_pre_existing(finding, outcome, options)
+        });
     }
     (items, totals)
 }
@@ -758,7 +823,7 @@ pub fn render_comment(outcome: &Outcome, options: &RenderOptions) -> String {
     let fits = |cut: usize| {
         let keep = keep_after_cutting(lens, cut);
         // Keeping an item not rendered would already pass the budget.
-        let rendered = (0..4).all(|i| keep[i] <= sections.items[i].len());
+        let rendered = (0..TIERS).all(|i| keep[i] <= sections.items[i].len());
         let body = rendered.then(|| sections.assemble(keep, options.max_chars))?;
         (body.chars().count() <= budget).then_some(body)
     };

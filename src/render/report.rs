@@ -9,11 +9,15 @@ use crate::model::{ConsensusLevel, FailOn, Outcome, Severity, SourceStatus, Synt
 
 pub const REPORT_VERSION: u32 = 1;
 
-/// Every finding (surfaced first, in rank order, then the suppressed) with its consensus
-/// fields, its synthesis fields, its members (each with its `finding_id`) and its identity
-/// (`fingerprint`, `state`, `new`, `first_seen`, `acknowledged`); then what changed since the
-/// last run and the acknowledgement commands that were not followed. Borrows the outcome:
-/// serialise it with `serde_json::to_writer` (`publish::outputs::write_report`).
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// Every finding (surfaced first, in rank order, then the suppressed, then the pre-existing)
+/// with its consensus fields, its synthesis fields, its members (each with its `finding_id`)
+/// and its identity (`fingerprint`, `state`, `new`, `first_seen`, `acknowledged`); then what
+/// changed since the last run and the acknowledgement commands that were not followed.
+/// Borrows the outcome: serialise it with `serde_json::to_writer` (`publish::outputs::write_report`).
 #[derive(Debug, Serialize)]
 pub struct Report<'a> {
     version: u32,
@@ -40,7 +44,12 @@ struct Counts {
     #[serde(rename = "needs-verification")]
     needs_verification: usize,
     unverified: usize,
+    /// Kept out for a synthesis reason (style, evidence); the pre-existing are counted apart.
     suppressed: usize,
+    /// Findings the bots say the PR did not introduce: `suppressed: true` with the reason
+    /// `pre-existing` in `findings`, never gating. Omitted when zero.
+    #[serde(skip_serializing_if = "is_zero")]
+    pre_existing: usize,
     total: usize,
     acknowledged: usize,
     new: usize,
@@ -74,6 +83,7 @@ pub fn render_report(outcome: &Outcome) -> Report<'_> {
             needs_verification: outcome.count_at(ConsensusLevel::NeedsVerification),
             unverified: outcome.count_at(ConsensusLevel::Unverified),
             suppressed: outcome.suppressed().count(),
+            pre_existing: outcome.pre_existing().count(),
             total: outcome.findings.len(),
             acknowledged: outcome.acknowledged().count(),
             new: outcome.new_findings().count(),
@@ -214,5 +224,47 @@ mod tests {
         let findings: Vec<SynthesizedFinding> =
             serde_json::from_value(report["findings"].clone()).expect("findings");
         assert_eq!(findings, outcome.findings);
+        assert!(
+            report["counts"].get("pre_existing").is_none(),
+            "no key when there are none"
+        );
+    }
+
+    /// Pre-existing findings are listed with their reason and counted apart from the
+    /// suppressed; their members say which bot marked them.
+    #[test]
+    fn pre_existing_findings_are_counted_apart() {
+        let mut outcome = outcome();
+        let mut old = NormalizedFinding::new(
+            "claude-code-review",
+            "3900000103",
+            Severity::Medium,
+            "bug",
+            "fetch_order swallows database errors",
+        )
+        .at("app/db/queries.py", Some(88));
+        old.pre_existing = true;
+        let options = ConsensusOptions {
+            bots_ran: Some(3),
+            ..ConsensusOptions::default()
+        };
+        outcome.findings.extend(crate::synthesis::set_apart(
+            compute_consensus(&[old], &options),
+            &SynthesisOptions::default(),
+        ));
+        let report = serde_json::to_value(render_report(&outcome)).expect("serialise");
+        assert_eq!(report["counts"]["suppressed"], 1);
+        assert_eq!(report["counts"]["pre_existing"], 1);
+        assert_eq!(report["counts"]["total"], 3);
+        let last = &report["findings"][2];
+        assert_eq!(last["suppressed"], true);
+        assert_eq!(last["suppression_reason"], "pre-existing");
+        assert_eq!(last["members"][0]["pre_existing"], true);
+        assert!(
+            report["findings"][0]["members"][0]
+                .get("pre_existing")
+                .is_none(),
+            "the flag is written only when set"
+        );
     }
 }

@@ -5,7 +5,8 @@
 //! as `partialFingerprints` and an `automationDetails.id` of our own, so the upload is an
 //! analysis beside the bots' own code scanning, never in place of it. Findings that only
 //! code-scanning sources raised (`gh-advanced-security`, SARIF inputs) are already alerts and
-//! are left out; so are PR-wide findings, which have no file to point at. The run stays
+//! are left out; so are PR-wide findings, which have no file to point at, and pre-existing
+//! ones (not the PR's, never gating), which are counted in the run's summary. The run stays
 //! within GitHub's upload limits, cutting the lowest tier first and saying so in the run.
 
 use std::collections::BTreeMap;
@@ -18,6 +19,10 @@ use crate::render::escape;
 use crate::synthesis::TOOL_VERIFIED;
 
 pub const TOOL_NAME: &str = "review-consensus";
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
 const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 /// `partialFingerprints` key: GitHub matches results across runs by it. Versioned with the
 /// fingerprint recipe (docs/identity.md; a test ties the two).
@@ -77,6 +82,10 @@ pub struct SarifSummary {
     pub code_scanning_only: usize,
     /// PR-wide (no file): code scanning needs a location.
     pub without_file: usize,
+    /// Findings the bots say the PR did not introduce (pre-existing): never results, as they
+    /// never gate. Omitted when zero.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub pre_existing: usize,
     /// Cut to stay within GitHub's limits, lowest tier first.
     pub cut: usize,
     /// The highest level among the cut ones, when any was cut.
@@ -112,13 +121,22 @@ impl SarifSummary {
                 self.without_file
             ));
         }
+        if self.pre_existing > 0 {
+            parts.push(format!(
+                "{} pre-existing (not introduced by this PR)",
+                self.pre_existing
+            ));
+        }
         (!parts.is_empty()).then(|| format!("not in the SARIF: {}", parts.join(", ")))
     }
 }
 
 /// Render the run. Pure; the caller writes `json` to the `sarif-output` path.
 pub fn render_sarif(outcome: &Outcome, options: &SarifOptions) -> Sarif {
-    let mut summary = SarifSummary::default();
+    let mut summary = SarifSummary {
+        pre_existing: outcome.pre_existing().count(),
+        ..SarifSummary::default()
+    };
     let is_code_scanning =
         |bot: &String| TOOL_VERIFIED.contains(&bot.as_str()) || options.code_scanning.contains(bot);
     let mut candidates: Vec<&SynthesizedFinding> = Vec::new();
@@ -724,6 +742,47 @@ mod tests {
         assert_eq!(log["version"], "2.1.0");
         assert_eq!(log["runs"].as_array().map(Vec::len), Some(1), "one run");
         log["runs"][0].clone()
+    }
+
+    /// A pre-existing finding (not the PR's) is never a result: code scanning would show it
+    /// as the PR's. It is counted in the run's summary and the left-out note.
+    #[test]
+    fn pre_existing_findings_are_left_out_and_counted() {
+        let mut old = finding("delta", "d1", Severity::Critical, "bug", ("app/db.py", 88));
+        old.pre_existing = true;
+        let with_old = pipeline::analyze(
+            None,
+            &BotSelection::default(),
+            vec![
+                ExtraSource::ok("delta", vec![old]),
+                ExtraSource::ok(
+                    "alpha",
+                    vec![finding(
+                        "alpha",
+                        "a1",
+                        Severity::High,
+                        "bug",
+                        ("app/api.py", 3),
+                    )],
+                ),
+            ],
+            &AnalysisOptions::default(),
+        );
+        let sarif = render_sarif(&with_old, &options());
+        let run = run_of(&sarif.json);
+        let results = run["results"].as_array().expect("results");
+        assert_eq!(results.len(), 1);
+        assert!(!sarif.json.contains("app/db.py"));
+        assert_eq!(sarif.summary.pre_existing, 1);
+        assert_eq!(run["properties"]["summary"]["preExisting"], 1);
+        let note = sarif.summary.left_out_note().expect("a note");
+        assert!(
+            note.contains("1 pre-existing (not introduced by this PR)"),
+            "{note}"
+        );
+        // Without any, the summary has no such key.
+        let plain = render_sarif(&outcome(), &options());
+        assert!(!plain.json.contains("preExisting"));
     }
 
     #[test]

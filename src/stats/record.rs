@@ -155,10 +155,13 @@ pub fn source_names(sources: &[SourceConfig]) -> Vec<String> {
         .collect()
 }
 
-/// The precision rule: style-only findings (category `style`) and informational ones
-/// (severity `info`) are left out, since nobody is expected to act on them.
+/// The precision rule: style-only findings (category `style`), informational ones (severity
+/// `info`) and pre-existing ones (not the PR's) are left out, since nobody is expected to act
+/// on them in the PR.
 pub fn counts_for_precision(finding: &NormalizedFinding) -> bool {
-    finding.severity != Severity::Info && !finding.category.eq_ignore_ascii_case("style")
+    finding.severity != Severity::Info
+        && !finding.category.eq_ignore_ascii_case("style")
+        && !finding.pre_existing
 }
 
 /// A dispute by a person: an app's login ends in `[bot]`.

@@ -10,7 +10,7 @@ pub use rank::{confidence_score, merged_confidence, severity_score, verification
 pub use suppress::{has_no_evidence, is_style_only};
 
 use crate::consensus::sort_stable;
-use crate::model::{ConsensusFinding, SynthesizedFinding};
+use crate::model::{ConsensusFinding, SuppressionReason, SynthesizedFinding};
 
 /// Sources whose findings a tool verified (code scanning), whatever the options say.
 pub const TOOL_VERIFIED: &[&str] = &["gh-advanced-security"];
@@ -84,6 +84,25 @@ pub fn synthesize(
             .cmp(&b.suppressed)
             .then_with(|| b.rank_score.cmp(&a.rank_score))
     })
+}
+
+/// Synthesise the clusters of pre-existing findings (the bots say the PR did not introduce
+/// them): scored like any other, then suppressed as `PreExisting`, so they are shown apart
+/// and never gate. Rank order, ties in the consensus order.
+pub fn set_apart(
+    clusters: Vec<ConsensusFinding>,
+    options: &SynthesisOptions,
+) -> Vec<SynthesizedFinding> {
+    let findings: Vec<SynthesizedFinding> = clusters
+        .into_iter()
+        .map(|cluster| {
+            let mut finding = synthesize_one(cluster, options, false);
+            finding.suppressed = true;
+            finding.suppression_reason = Some(SuppressionReason::PreExisting);
+            finding
+        })
+        .collect();
+    sort_stable(findings, |a, b| b.rank_score.cmp(&a.rank_score))
 }
 
 fn synthesize_one(

@@ -1,8 +1,8 @@
-//! Robustness of the Gemini, Qodo, Bugbot, Greptile, Codex, DeepSource, the 2026 bots' and
-//! the generic adapters and of the SARIF reader: arbitrary bodies mixed with each bot's
-//! real markup never panic,
-//! every finding they yield is well-formed, and SARIF input of any shape is an `Ok` or an
-//! `Err` naming the problem, never a panic.
+//! Robustness of the Gemini, Qodo, Bugbot, Greptile, Codex, DeepSource, the 2026 bots' (Claude
+//! Code Review, Devin, CodeScene, Codecov AI and gitStream among them) and the generic
+//! adapters and of the SARIF reader: arbitrary bodies mixed with each bot's real markup never
+//! panic, every finding they yield is well-formed, and SARIF input of any shape is an `Ok` or
+//! an `Err` naming the problem, never a panic.
 
 use proptest::prelude::*;
 use review_consensus::adapters::{self, extract, sarif, ExtractOptions, SourceConfig};
@@ -21,7 +21,12 @@ const MINE: &[&str] = &[
     "macroscope",
     "codeant",
     "sentry",
+    "codecov-ai",
     "claude",
+    "claude-code-review",
+    "devin",
+    "codescene",
+    "gitstream",
     "bito",
     "korbit",
 ];
@@ -54,6 +59,15 @@ fn fragment() -> impl Strategy<Value = String> {
             "**Bug:** ", "<sub>Severity: HIGH | Confidence: 0.9</sub>", "<!-- BUG_PREDICTION -->", "**Claude finished @a's task**",
             "**Claude encountered an error", "<div id=\"issue\"><b>", "</b></div>", "Code Review Agent Run #f933eb", "Commit Range: a..",
             "![severity 3](https://img.shields.io/badge/Severity-3-f97316)", "https://img.shields.io/badge/--", "CodeAnt AI finished reviewing commit ",
+            "🔴 **Important** — ", "🟣 Pre-existing ", "🟡 Nit", "🔴", "🟣", "<!-- bughunter-severity: {\"normal\": 1} -->",
+            "Claude Code Review found no issues", "<summary>Why this was flagged</summary>",
+            "<!-- devin-review-comment {\"id\": \"BUG_x_0001\", \"file_path\": \"a.py\", \"start_line\": 3, \"end_line\": 1} -->",
+            "🚩 **", "📝 **Info: ", "✅ **Resolved**", "Devin Review found 2 Bugs + 1 Flags (0 Vulnerabilities) on this PR:",
+            "**Bugs:**\n- T — a.py:3\n", "**Flags:**\n- ", " — a.py:9-2", "<!-- devin-review-badge-begin -->",
+            "**Devin Review** found 1 potential issue.", "View 2 additional findings in Devin Review.",
+            "❌ New issue: Complex Method\n", "❌ Getting worse: ", "✅ Getting better: ", "[//]: # (cs-code-health)", "**Gates Failed**",
+            "### ✨ PR Review\n", "<summary>🐞 Bug - T</summary>", "(Security)</summary>", "/blob/abc/a.py#L3-L9", "`a.py:4`", "Lines 9-",
+            "On it! We are reviewing the PR", "No changes requiring review at this time.",
         ]).prop_map(str::to_owned),
     ]
 }
@@ -285,6 +299,8 @@ fn sixty_kilobyte_bodies_of_every_markup() {
         "### T\n**High Severity**\n<!-- BUGBOT_BUG_ID: x -->\n",
         "<h3><img src=\"severity_indicator_major.svg\">T</h3><div><img src=\"category_typecheck.svg\"></div>\n",
         "<a><img alt=\"P1\" src=\"p1.svg\"></a> **T** ",
+        "Devin Review found 1 Bugs + 0 Flags (0 Vulnerabilities) on this PR:\n**Bugs:**\n- T — a.py:3\n",
+        "### ✨ PR Review\n<details><summary>🐞 Bug - T</summary>`a.py:4`</details>\n",
     ];
     for piece in pieces {
         let mut body =

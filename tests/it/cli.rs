@@ -443,3 +443,75 @@ fn render_reads_the_bots_that_posted_on_a_saved_pr() {
         .collect();
     assert_eq!(bots, ["coderabbit", "sourcery", "gh-advanced-security"]);
 }
+
+/// `render --include-pre-existing`: a PR whose only finding a bot marks pre-existing passes
+/// by default (it is shown apart) and fails when the flag treats it like any other.
+#[test]
+fn render_sets_pre_existing_findings_apart_unless_told_otherwise() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let folder = dir.path().join("pr");
+    std::fs::create_dir(&folder).expect("folder");
+    for file in [
+        "pull.json",
+        "reviews.json",
+        "issue_comments.json",
+        "check_runs.json",
+    ] {
+        std::fs::copy(
+            fixture("bots/claude-code-review").join(file),
+            folder.join(file),
+        )
+        .expect("copied");
+    }
+    // Only the 🟣 comment is kept.
+    let comments: Vec<serde_json::Value> = serde_json::from_str(
+        &std::fs::read_to_string(fixture("bots/claude-code-review/review_comments.json"))
+            .expect("read"),
+    )
+    .expect("json");
+    let purple: Vec<&serde_json::Value> = comments
+        .iter()
+        .filter(|c| c["body"].as_str().unwrap_or("").starts_with('🟣'))
+        .collect();
+    assert_eq!(purple.len(), 1);
+    std::fs::write(
+        folder.join("review_comments.json"),
+        serde_json::to_string(&purple).expect("json"),
+    )
+    .expect("written");
+    let report = dir.path().join("report.json");
+    let render = |extra: &[&str]| {
+        let mut args = vec!["render", "--fail-on", "unverified", "--report"];
+        let report = report.to_str().unwrap();
+        args.push(report);
+        args.extend_from_slice(extra);
+        let folder = folder.to_str().unwrap();
+        args.push(folder);
+        let out = run(&args, &[]);
+        let json: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(report).expect("report"))
+                .expect("report JSON");
+        (out, json)
+    };
+    let (out, json) = render(&[]);
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
+    assert!(stdout.contains("Pre-existing (1)"), "{stdout}");
+    assert!(
+        stderr.contains("0 suppressed, 1 pre-existing (fail-on: unverified)"),
+        "the verdict line counts it: {stderr}"
+    );
+    assert_eq!(json["counts"]["pre_existing"], 1);
+    assert_eq!(json["gate"], "pass");
+
+    let (out, json) = render(&["--include-pre-existing"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out).0);
+    assert_eq!(json["gate"], "fail");
+    // One of the two sources that ran (the Claude app's tracking comment is the other).
+    assert_eq!(
+        json["counts"]["needs-verification"], 1,
+        "{}",
+        json["counts"]
+    );
+    assert!(json["counts"].get("pre_existing").is_none());
+}

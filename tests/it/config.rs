@@ -49,6 +49,8 @@ fn empty_strings_mean_defaults() {
     assert_eq!(config.title_overlap, 0.5);
     assert_eq!(config.pr_number, None);
     assert!(!config.include_outdated && !config.include_resolved);
+    assert!(!config.include_pre_existing);
+    assert!(!config.analysis_options().include_pre_existing);
     assert!(config.comment);
     assert_eq!(config.check_name, None);
     assert_eq!(config.comment_header, None);
@@ -81,6 +83,7 @@ fn every_input_is_read_with_hyphens_kept() {
         ("INPUT_PR-NUMBER", "42"),
         ("INPUT_INCLUDE-OUTDATED", "TRUE"),
         ("INPUT_INCLUDE-RESOLVED", "True"),
+        ("INPUT_INCLUDE-PRE-EXISTING", "true"),
         ("INPUT_CHECK-NAME", " review consensus "),
         ("INPUT_COMMENT", "false"),
         ("INPUT_COMMENT-HEADER", "backend"),
@@ -102,6 +105,7 @@ fn every_input_is_read_with_hyphens_kept() {
     assert_eq!(config.title_overlap, 1.0);
     assert_eq!(config.pr_number, Some(42));
     assert!(config.include_outdated && config.include_resolved);
+    assert!(config.analysis_options().include_pre_existing);
     assert_eq!(config.check_name.as_deref(), Some("review consensus"));
     assert!(!config.comment);
     assert_eq!(config.comment_header.as_deref(), Some("backend"));
@@ -184,6 +188,12 @@ fn bad_values_name_the_input_and_the_accepted_values() {
             "include-resolved",
             "true, false",
         ),
+        (
+            "INPUT_INCLUDE-PRE-EXISTING",
+            "maybe",
+            "include-pre-existing",
+            "true, false",
+        ),
         ("INPUT_COMMENT", "off", "comment", "true, false"),
         (
             "INPUT_COMMENT-HEADER",
@@ -223,7 +233,7 @@ fn input_names_are_unique_kebab_case() {
             "{name}"
         );
     }
-    assert_eq!(INPUT_NAMES.len(), 19);
+    assert_eq!(INPUT_NAMES.len(), 20);
 }
 
 #[test]

@@ -386,3 +386,140 @@ async fn a_check_run_name_cannot_forge_a_command_in_the_wait_log() {
         assert!(!line.chars().any(|c| c == '\u{202E}'), "{line:?}");
     }
 }
+
+/// A review comment on the PR's head: `login` of `kind`, `body` at `path:line`.
+fn inline(
+    id: u64,
+    login: &str,
+    kind: &str,
+    body: &str,
+    path: &str,
+    line: u32,
+    head: &str,
+) -> Value {
+    json!({"id": id, "user": {"login": login, "id": id, "type": kind}, "body": body,
+           "path": path, "line": line, "side": "RIGHT", "subject_type": "line",
+           "commit_id": head, "original_commit_id": head,
+           "html_url": format!("https://github.com/acme/repo/pull/202#discussion_r{id}")})
+}
+
+/// Only Claude Code Review's own 🟣 marker sets a finding apart. The same marker opening
+/// another bot's comment, a person's comment or reply, an account merely named like the
+/// bot, or quoted inside one of Claude's 🔴 findings makes nothing pre-existing: those
+/// findings still gate.
+#[tokio::test]
+async fn a_forged_pre_existing_marker_sets_nothing_apart() {
+    let mut data = PrData::fixture("bots/claude-code-review");
+    let head = data.pull["head"]["sha"].as_str().unwrap().to_owned();
+    let forged = "🟣 **Pre-existing** — **Password logged in plain text**\n\nThe login handler writes the password to the log.";
+    data.review_comments.extend([
+        // Another bot opening with the marker: its finding is the PR's.
+        inline(4100000001, "coderabbitai[bot]", "Bot", forged, "app/auth/login.py", 12, &head),
+        // A person's comment and a person's reply in the thread of Claude's 🔴 finding.
+        inline(4100000002, "mallory", "User", forged, "app/auth/login.py", 30, &head),
+        {
+            let mut reply = inline(4100000003, "mallory", "User", "🟣 Pre-existing, ignore it", "app/api/refunds.py", 44, &head);
+            reply["in_reply_to_id"] = json!(3900000101u64);
+            reply
+        },
+        // A person's account named like the app.
+        inline(4100000004, "claude", "User", forged, "app/auth/login.py", 50, &head),
+        // Claude's own 🔴 finding that merely quotes the 🟣 marker further down.
+        inline(
+            4100000005,
+            "claude[bot]",
+            "Bot",
+            "🔴 **Important** — **Session token is never rotated**\n\nA reviewer wrote \"🟣 Pre-existing\" here earlier, but the rotation was removed in this PR.",
+            "app/auth/tokens.py",
+            22,
+            &head,
+        ),
+    ]);
+    let fake = FakeBuilder::new(data.clone()).start().await;
+    let ran = ActionRun::new(&fake, &data)
+        .input("fail-on", "never")
+        .input("fail-on-severity", "high")
+        .run();
+    assert_eq!(
+        ran.code, 1,
+        "the PR's own high findings gate: {}",
+        ran.stderr
+    );
+    let report = ran.report.expect("report");
+    let findings = report["findings"].as_array().unwrap();
+    let apart: Vec<&Value> = findings
+        .iter()
+        .filter(|f| f["suppression_reason"] == "pre-existing")
+        .collect();
+    assert_eq!(apart.len(), 1, "only Claude's own 🟣 comment");
+    assert_eq!(apart[0]["members"][0]["finding_id"], "3900000103");
+    assert_eq!(report["counts"]["pre_existing"], 1);
+    let surfaced = |file: &str| {
+        findings
+            .iter()
+            .find(|f| f["file"] == file && f["suppressed"] == false)
+            .unwrap_or_else(|| panic!("{file} not surfaced: {report}"))
+    };
+    assert_eq!(
+        surfaced("app/auth/login.py")["detected_by"],
+        json!(["coderabbit"])
+    );
+    assert_eq!(surfaced("app/auth/tokens.py")["severity"], "high");
+    assert_eq!(surfaced("app/api/refunds.py")["severity"], "high");
+    for f in findings {
+        for m in f["members"].as_array().unwrap() {
+            let id = m["finding_id"].as_str().unwrap_or("");
+            assert!(
+                !["4100000002", "4100000003", "4100000004"].contains(&id),
+                "a person's comment became a finding: {m}"
+            );
+        }
+    }
+    // The comment shows it apart and the gate names only the PR's findings.
+    let body = stickies(&fake).pop().expect("sticky")["body"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        body.contains("Pre-existing (1): not introduced by this PR"),
+        "{body}"
+    );
+}
+
+/// A Devin-style `Bugs:` list in a person's comment or review, or from an account merely
+/// named like Devin, is not a finding: only Devin's own review body is read.
+#[tokio::test]
+async fn a_devin_style_list_from_a_person_is_no_finding() {
+    let mut data = PrData::fixture("bots/devin-summary");
+    let head = data.pull["head"]["sha"].as_str().unwrap().to_owned();
+    let list = "Devin Review found 1 Bugs + 0 Flags (0 Vulnerabilities) on this PR:\n\n**Bugs:**\n- Ledger totals drift — app/services/ledger.py:12\n";
+    data.reviews.push(
+        json!({"id": 7200000199u64, "state": "COMMENTED", "commit_id": head, "body": list,
+        "user": {"login": "devin-ai-integration", "id": 5, "type": "User"}}),
+    );
+    data.issue_comments
+        .push(json!({"id": 5910000199u64, "body": list,
+        "user": {"login": "greptile-apps[bot]", "id": 6, "type": "Bot"}}));
+    let fake = FakeBuilder::new(data.clone()).start().await;
+    let ran = ActionRun::new(&fake, &data).input("fail-on", "never").run();
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    let report = ran.report.expect("report");
+    let text = report.to_string();
+    assert!(!text.contains("app/services/ledger.py"), "{text}");
+    let devin: Vec<&Value> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|f| f["members"].as_array().unwrap())
+        .filter(|m| m["bot"] == "devin")
+        .collect();
+    assert_eq!(devin.len(), 3, "Devin's own list: {text}");
+    let source = report["sources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["bot"] == "devin")
+        .expect("devin listed");
+    assert_eq!(source["coverage"], "reviewed");
+    assert_eq!(source["skipped"], 1, "its entry without a location");
+}

@@ -157,6 +157,46 @@ fn the_fixture_prs_give_sarif_that_github_accepts() {
     }
 }
 
+/// The 2026 bots' fixture PRs give results like the others, named after the bot that
+/// detected them; Claude Code Review's pre-existing finding is no result, only counted.
+#[test]
+fn the_new_bots_reach_the_sarif_and_pre_existing_findings_do_not() {
+    let tool = multitool();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut written = Vec::new();
+    for (i, (folder, bot)) in [
+        ("bots/claude-code-review", "claude-code-review"),
+        ("bots/devin", "devin"),
+        ("bots/devin-summary", "devin"),
+        ("bots/codescene", "codescene"),
+        ("bots/codecov-ai", "codecov-ai"),
+        ("bots/gitstream", "gitstream"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let (path, log, stderr) = render_sarif(&[fixture(folder)], &dir.path().join(i.to_string()));
+        let detected: Vec<&Value> = results(&log)
+            .iter()
+            .flat_map(|r| r["properties"]["detectedBy"].as_array().unwrap())
+            .collect();
+        assert!(
+            detected.iter().any(|b| *b == bot),
+            "{folder}: {log}\n{stderr}"
+        );
+        if folder == "bots/claude-code-review" {
+            let text = log.to_string();
+            assert!(!text.contains("app/db/queries.py"), "{text}");
+            assert_eq!(log["runs"][0]["properties"]["summary"]["preExisting"], 1);
+        }
+        written.push(path);
+    }
+    if let Some(tool) = &tool {
+        let errors = validation_errors(tool, &written);
+        assert!(errors.is_empty(), "{errors:#?}");
+    }
+}
+
 /// The bots' own code-scanning alerts are not re-emitted: on pr-101 the alert that
 /// gh-advanced-security alone raised is not a result; the ones review bots share are.
 #[test]

@@ -582,3 +582,62 @@ async fn a_listing_link_loop_is_an_error() {
     );
     assert_eq!(server.received_requests().await.unwrap().len(), 1);
 }
+
+/// The 2026 bots are scored like the others: each of their fixture PRs gives the bot a
+/// reviewed PR and its findings; Claude Code Review's pre-existing finding is raised but
+/// left out of its precision (nobody fixes it in the PR), Devin's withdrawn one is
+/// addressed.
+#[test]
+fn the_scorecard_carries_the_new_bots() {
+    use review_consensus::stats::score::{score, Window};
+    let sources: Vec<SourceConfig> = [
+        "claude-code-review",
+        "devin",
+        "codescene",
+        "codecov-ai",
+        "gitstream",
+    ]
+    .iter()
+    .map(|id| SourceConfig {
+        adapter: (*id).to_owned(),
+        logins: Vec::new(),
+    })
+    .collect();
+    let records: Vec<_> = [
+        "bots/claude-code-review",
+        "bots/devin",
+        "bots/devin-summary",
+        "bots/codescene",
+        "bots/codecov-ai",
+        "bots/gitstream",
+    ]
+    .iter()
+    .map(|folder| record_pr(&crate::adapters::load_fixture(folder), &sources, ""))
+    .collect();
+    let names: Vec<String> = sources.iter().map(|s| s.adapter.clone()).collect();
+    let window = Window {
+        repository: "acme/payments-api".into(),
+        since_days: 30,
+        since: String::new(),
+    };
+    let card = serde_json::to_value(score(&window, &records, &names, &[])).unwrap();
+    let row = |name: &str| bot(&card, name).clone();
+    let expect = [
+        ("claude-code-review", 1, 3),
+        ("devin", 2, 7),
+        ("codescene", 1, 3),
+        ("codecov-ai", 1, 2),
+        ("gitstream", 1, 3),
+    ];
+    for (name, reviewed, raised) in expect {
+        let r = row(name);
+        assert_eq!(r["prs_reviewed"], reviewed, "{name}: {r}");
+        assert_eq!(r["findings_raised"], raised, "{name}: {r}");
+    }
+    // 🔴 high and 🟡 nit-but-maintainability are counted; 🟣 pre-existing is not.
+    assert_eq!(row("claude-code-review")["precision_basis"]["counted"], 2);
+    // Devin's resolved 🟡 is addressed; its 📝 info flag is not counted.
+    let devin = row("devin");
+    assert_eq!(devin["findings_addressed"], 1, "{devin}");
+    assert_eq!(devin["precision_basis"]["counted"], 6, "{devin}");
+}

@@ -5,10 +5,13 @@
 //! review) or `**Claude encountered an error after 45s**` (declined). Its inline comments,
 //! posted after the session, are free prose: read like the generic adapter's (title = bold
 //! span or first sentence, severity from the opening words). The tracking comment's own
-//! summary is free-form and not read for findings. Formats: docs/adapters.md.
+//! summary is free-form and not read for findings. Claude Code Review, the managed review,
+//! posts under the same app: what carries its severity markers is its adapter's
+//! (`claude_code_review.rs`), not this one's. Formats: docs/adapters.md.
 
+use super::claude_code_review::{is_code_review_post, opening_marker};
 use crate::adapters::read::inline::{self, Status};
-use crate::adapters::{Adapter, AdapterOutput, Identity, Signal};
+use crate::adapters::{Activity, Adapter, AdapterOutput, Identity, Signal};
 use crate::api::PrSnapshot;
 
 /// Notices that mean Claude did not review (besides its "encountered an error" header).
@@ -52,11 +55,30 @@ impl Adapter for Claude {
         ]
     }
 
+    /// Claude Code Review posts under the same app: its marked inline comments, its reviews
+    /// and its confirmations are left to the `claude-code-review` adapter.
     fn parse(&self, snapshot: &PrSnapshot, logins: &[String]) -> AdapterOutput {
         let identity = Identity::new(logins, self.user_ids());
-        inline::parse(snapshot, &identity, status, |comment, anchor| {
-            inline::prose_finding(ID, comment, anchor)
-        })
+        let mut activity = Activity::new(snapshot.head_sha());
+        let mut out = AdapterOutput::default();
+        inline::read_comments_where(
+            snapshot,
+            &identity,
+            &mut activity,
+            &mut out,
+            |c| opening_marker(&c.body).is_none(),
+            |comment, anchor| inline::prose_finding(ID, comment, anchor),
+        );
+        inline::note_statuses_where(
+            snapshot,
+            &identity,
+            |post| !is_code_review_post(post, snapshot),
+            status,
+            &mut activity,
+            &mut out,
+        );
+        out.set_coverage(&activity);
+        out
     }
 }
 
@@ -126,5 +148,29 @@ mod tests {
             ]
         );
         assert_eq!(out.coverage, Coverage::Reviewed);
+    }
+
+    /// On a PR Claude Code Review also reviewed (same `claude[bot]`), only the app's own
+    /// comment and tracking comment are this adapter's.
+    #[test]
+    fn code_review_posts_are_left_to_their_adapter() {
+        let out = fixture::parse(&Claude, "bots/claude-code-review");
+        let ids: Vec<Option<u64>> = out
+            .findings
+            .iter()
+            .map(|f| f.provenance.comment_id)
+            .collect();
+        assert_eq!(ids, [Some(3900000106)]);
+        assert!(out.malformed.is_empty(), "{:?}", out.malformed);
+        assert_eq!(out.coverage, Coverage::Reviewed);
+
+        // Without the app's own comment and tracking comment, Code Review's review, its
+        // marked comments and its check run show nothing of the app.
+        let mut snapshot = fixture::snapshot("bots/claude-code-review");
+        snapshot.review_comments.retain(|c| c.id != 3900000106);
+        snapshot.issue_comments.clear();
+        let out = Claude.parse(&snapshot, &["claude[bot]".to_owned()]);
+        assert!(out.findings.is_empty());
+        assert_eq!(out.coverage, Coverage::Absent, "{:?}", out.coverage_signal);
     }
 }

@@ -1,4 +1,5 @@
-//! Macroscope (`macroscopeapp[bot]`, also seen as `macroscope-app[bot]`): one finding per
+//! Macroscope (`macroscopeapp[bot]`, also seen as `macroscope-app[bot]` and
+//! `prassoai[bot]` id 177048263, which leaderboards list as Macroscope's): one finding per
 //! inline thread. The body opens with a severity badge, the severity and the location,
 //! `🟡 **Medium** \`led-wall/static.ts:22\``, then the claim, an `Also found in N other
 //! location(s)` block naming the same defect's other sites, an `AI Prompt` block and
@@ -34,7 +35,12 @@ impl Adapter for Macroscope {
     }
 
     fn default_logins(&self) -> &'static [&'static str] {
-        &["macroscopeapp[bot]", "macroscope-app[bot]"]
+        &["macroscopeapp[bot]", "macroscope-app[bot]", "prassoai[bot]"]
+    }
+
+    /// `prassoai[bot]`'s id (the other apps' ids are not known).
+    fn user_ids(&self) -> &'static [u64] {
+        &[177048263]
     }
 
     /// "Macroscope - Correctness Check" (`N issues identified`) and "Approvability Check":
@@ -211,6 +217,25 @@ mod tests {
             first.detail
         );
         assert!(!first.detail.contains("AI Prompt"));
+        assert_eq!(out.coverage, Coverage::Reviewed);
+        assert!(out.malformed.is_empty(), "{:?}", out.malformed);
+    }
+
+    /// `prassoai[bot]` is Macroscope under another app name: read alike.
+    #[test]
+    fn sample_prassoai_login() {
+        let out = fixture::parse(&Macroscope, "bots/macroscope-prassoai");
+        let got = fixture::places_and(&out.findings, |f| f.finding_id.as_str());
+        assert_eq!(
+            got,
+            vec![(
+                "web/src/components/RefundForm.tsx",
+                Some(44),
+                Severity::High,
+                "other",
+                "macroscope:c4d2e1"
+            )]
+        );
         assert_eq!(out.coverage, Coverage::Reviewed);
         assert!(out.malformed.is_empty(), "{:?}", out.malformed);
     }

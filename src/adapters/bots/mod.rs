@@ -8,17 +8,22 @@ use crate::adapters::Adapter;
 
 mod bito;
 mod claude;
+mod claude_code_review;
 mod codeant;
+mod codecov_ai;
 mod coderabbit;
+mod codescene;
 mod codex;
 mod copilot;
 mod cubic;
 mod cursor_bugbot;
 mod deepsource;
+mod devin;
 mod gemini;
 mod generic;
 mod gh_advanced_security;
 mod github_code_quality;
+mod gitstream;
 mod greptile;
 mod kodus;
 mod korbit;
@@ -45,7 +50,12 @@ pub(crate) static REGISTRY: &[&dyn Adapter] = &[
     &macroscope::Macroscope,
     &codeant::CodeAnt,
     &sentry::Sentry,
+    &codecov_ai::CodecovAi,
     &claude::Claude,
+    &claude_code_review::ClaudeCodeReview,
+    &devin::Devin,
+    &codescene::CodeScene,
+    &gitstream::GitStream,
     &bito::Bito,
     &korbit::Korbit,
     &generic::Generic,

@@ -43,11 +43,13 @@ impl Adapter for Qodo {
             "qodo-code-review[bot]",
             "codiumai-pr-agent-pro[bot]",
             "codium-pr-agent[bot]",
+            "qodo-ai[bot]",
         ]
     }
 
+    /// Qodo Merge Pro, and `qodo-ai[bot]`, Qodo's newest app (2026).
     fn user_ids(&self) -> &'static [u64] {
-        &[151058649]
+        &[151058649, 216754087]
     }
 
     fn parse(&self, snapshot: &PrSnapshot, logins: &[String]) -> AdapterOutput {
@@ -782,6 +784,44 @@ mod tests {
         };
         let extraction = fixture::extract_one("qodo", &[], "bots/qodo", &options);
         assert_eq!(extraction.findings.len(), 3);
+    }
+
+    /// `qodo-ai[bot]`, Qodo's 2026 app, is read like the others: its items are extracted
+    /// exactly, and its comment shows the review.
+    #[test]
+    fn sample_qodo_ai_login() {
+        let out = fixture::parse(&Qodo, "bots/qodo-ai");
+        assert!(out.malformed.is_empty(), "{:?}", out.malformed);
+        let got = fixture::places_and(&out.findings, |f| f.title.as_str());
+        assert_eq!(
+            got,
+            vec![
+                (
+                    "app/services/payouts.py",
+                    Some(52),
+                    Severity::High,
+                    "bug",
+                    "Payout batch skips the last page"
+                ),
+                (
+                    "app/services/payouts.py",
+                    Some(12),
+                    Severity::Medium,
+                    "maintainability",
+                    "Hard-coded retry delay"
+                ),
+            ]
+        );
+        assert_eq!(out.coverage, Coverage::Reviewed);
+        // By its user id alone (a renamed login) too.
+        let mut snapshot = fixture::snapshot("bots/qodo-ai");
+        for c in &mut snapshot.issue_comments {
+            if let Some(user) = c.user.as_mut() {
+                user.login = "qodo-renamed[bot]".into();
+            }
+        }
+        let logins: Vec<String> = Qodo.default_logins().iter().map(|l| (*l).into()).collect();
+        assert_eq!(Qodo.parse(&snapshot, &logins).findings.len(), 2);
     }
 
     #[test]

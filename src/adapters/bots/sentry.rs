@@ -1,10 +1,10 @@
-//! Sentry / Seer (`sentry[bot]` id 39604003, `seer-by-sentry[bot]` id 157164994,
-//! `codecov-ai[bot]` id 156709835): bug predictions as inline comments, `**Bug:** <claim>`,
-//! then `<sub>Severity: CRITICAL|HIGH|MEDIUM|LOW</sub>` (sometimes `<sub>Severity: HIGH |
-//! Confidence: 0.92</sub>`), `<!-- BUG_PREDICTION -->` and a "🔍 Detailed Analysis"
+//! Sentry / Seer (`sentry[bot]` id 39604003, `seer-by-sentry[bot]` id 157164994): bug
+//! predictions as inline comments, `**Bug:** <claim>`, then `<sub>Severity:
+//! CRITICAL|HIGH|MEDIUM|LOW</sub>` (sometimes `<sub>Severity: HIGH | Confidence: 0.92</sub>`),
+//! `<!-- BUG_PREDICTION -->` and a "🔍 Detailed Analysis"
 //! `<details>`. Sentry is a bug predictor: without keywords the category is `bug`. Its
-//! issue comments (issue links, coverage reports) are not findings. Formats: docs/adapters.md
-//! (research captures).
+//! issue comments (issue links, coverage reports) are not findings. Codecov AI's prose
+//! reviews are the `codecov-ai` adapter's. Formats: docs/adapters.md (research captures).
 
 use crate::adapters::read::inline;
 use crate::adapters::read::taxonomy::{self, NativeCategory};
@@ -26,11 +26,11 @@ impl Adapter for Sentry {
     }
 
     fn default_logins(&self) -> &'static [&'static str] {
-        &["sentry[bot]", "seer-by-sentry[bot]", "codecov-ai[bot]"]
+        &["sentry[bot]", "seer-by-sentry[bot]"]
     }
 
     fn user_ids(&self) -> &'static [u64] {
-        &[39604003, 157164994, 156709835]
+        &[39604003, 157164994]
     }
 
     /// The `Seer Code Review` check run (findings are reported as `neutral`) and the 👀 Seer

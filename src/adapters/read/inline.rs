@@ -10,7 +10,7 @@ use crate::adapters::read::taxonomy::NativeCategory;
 use crate::adapters::{
     anchor, category_for, detail_from, provenance, Activity, AdapterOutput, Anchor, Identity,
 };
-use crate::api::{PrSnapshot, ReviewComment};
+use crate::api::{IssueComment, PrSnapshot, Review, ReviewComment};
 use crate::model::{NormalizedFinding, Severity};
 
 /// The whole `parse` of a bot whose findings are its inline comments: `read` turns each
@@ -174,8 +174,29 @@ pub(crate) fn note_statuses(
     activity: &mut Activity,
     out: &mut AdapterOutput,
 ) {
+    note_statuses_where(snapshot, identity, |_| true, classify, activity, out);
+}
+
+/// A review or issue comment of the bot's login.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Post<'a> {
+    Review(&'a Review),
+    IssueComment(&'a IssueComment),
+}
+
+/// `note_statuses` for the posts `is_ours` accepts; the others belong to another product
+/// posting under the same login (Claude Code Review and the Claude GitHub app share
+/// `claude[bot]`) and are left to its adapter.
+pub(crate) fn note_statuses_where(
+    snapshot: &PrSnapshot,
+    identity: &Identity,
+    is_ours: impl Fn(Post<'_>) -> bool,
+    classify: impl Fn(&str) -> Status,
+    activity: &mut Activity,
+    out: &mut AdapterOutput,
+) {
     for review in &snapshot.reviews {
-        if !identity.matches(review.user.as_ref()) {
+        if !identity.matches(review.user.as_ref()) || !is_ours(Post::Review(review)) {
             continue;
         }
         out.readable += 1;
@@ -192,7 +213,7 @@ pub(crate) fn note_statuses(
         }
     }
     for comment in &snapshot.issue_comments {
-        if !identity.matches(comment.user.as_ref()) {
+        if !identity.matches(comment.user.as_ref()) || !is_ours(Post::IssueComment(comment)) {
             continue;
         }
         out.readable += 1;

@@ -322,7 +322,7 @@ mod tests {
             conclusion: conclusion.map(str::to_owned),
             output: CheckOutput {
                 title: Some(title.to_owned()),
-                summary: None,
+                ..CheckOutput::default()
             },
             app: Some(CheckApp {
                 slug: Some(slug.to_owned()),

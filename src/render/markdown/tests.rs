@@ -546,3 +546,70 @@ fn the_head_budget_holds_with_the_changes_and_the_gate_reasons() {
     let body = render_comment(&outcome, &options);
     assert!(body.contains("<summary>Resolved (3)"), "{body}");
 }
+
+/// Pre-existing findings (not the PR's) get their own folded section and a column of the
+/// counts table; their untrusted text is escaped like any other; they are cut first.
+#[test]
+fn pre_existing_findings_are_shown_apart() {
+    let plain = render_comment(&three_bots(), &linked());
+    assert!(!plain.contains("Pre-existing"), "no column, no section");
+
+    let mut outcome = three_bots();
+    let mut old = finding(
+        "claude-code-review",
+        20,
+        Severity::Critical,
+        "bug",
+        "app/db/queries.py",
+        88,
+        "fetch_order swallows errors @octocat </details><!-- review-bot-ack -->",
+    );
+    old.pre_existing = true;
+    let options = ConsensusOptions {
+        bots_ran: Some(outcome.bots_ran),
+        ..ConsensusOptions::default()
+    };
+    let apart = crate::synthesis::set_apart(
+        compute_consensus(&[old], &options),
+        &SynthesisOptions::default(),
+    );
+    outcome.findings.extend(apart);
+    let body = render_comment(&outcome, &linked());
+    assert!(body.contains(
+        "| Confirmed | Needs verification | Unverified | Suppressed | Pre-existing |\n\
+         |---:|---:|---:|---:|---:|\n| 2 | 2 | 0 | 2 | 1 |"
+    ));
+    let section = body
+        .split("<summary>Pre-existing (1): not introduced by this PR, not counted by the gate</summary>")
+        .nth(1)
+        .expect("a section of its own");
+    let section = section.split("</details>").next().unwrap();
+    assert!(
+        section.contains("**critical** · fetch\\_order swallows errors"),
+        "{section}"
+    );
+    assert!(section.contains(
+        "[app/db/queries.py:88](https://github.com/acme/payments-api/blob/8c1f0d3b/app/db/queries.py#L88)"
+    ));
+    assert!(section.contains(
+        "by [claude-code-review](https://github.com/acme/payments-api/pull/101#discussion_r20)"
+    ));
+    assert_eq!(body.matches("<!--").count(), 1, "only our marker");
+    assert_eq!(
+        body.matches("</details>").count(),
+        body.matches("<details>").count()
+    );
+    assert!(!body.contains("@octocat"), "no live mention");
+    // Not a suppressed finding, not surfaced: the gate's numbers are unchanged.
+    assert!(!plain.contains("fetch\\_order") && body.matches("fetch\\_order").count() == 1);
+    assert!(body.starts_with(&plain[..plain.find("| Confirmed").unwrap()]));
+
+    // Short of room, the pre-existing list goes first.
+    let tight = RenderOptions {
+        max_chars: body.chars().count() - 40,
+        ..linked()
+    };
+    let cut = render_comment(&outcome, &tight);
+    assert!(cut.contains("1 pre-existing)"), "{cut}");
+    assert!(cut.contains("### Confirmed (2)"));
+}
