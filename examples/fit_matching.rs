@@ -49,7 +49,10 @@ fn main() -> anyhow::Result<()> {
     );
 
     if let Some(k) = args.iter().position(|a| a == "--dump-findings") {
-        let path = args.get(k + 1).map(String::as_str).unwrap_or("findings.json");
+        let path = args
+            .get(k + 1)
+            .map(String::as_str)
+            .unwrap_or("findings.json");
         dump_findings(&prs, Path::new(path))?;
     }
     if let Some(k) = args.iter().position(|a| a == "--dump") {
@@ -63,7 +66,11 @@ fn main() -> anyhow::Result<()> {
     print_cv(&cv);
     if args.iter().any(|a| a == "--per-pr") {
         for (name, (open, every)) in &cv.per_pr {
-            println!("  {name}\n    open: {}\n    all:  {}", open.summary(), every.summary());
+            println!(
+                "  {name}\n    open: {}\n    all:  {}",
+                open.summary(),
+                every.summary()
+            );
         }
     }
 

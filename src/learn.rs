@@ -9,17 +9,19 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Deserialize;
 
-use crate::consensus::{self, Constraints, Model, FEATURE_COUNT};
+use crate::consensus::{self, Judgement, Model, FEATURE_COUNT};
 use crate::model::NormalizedFinding;
 
 /// The L2 penalties a fit chooses from.
 pub const PENALTIES: &[f64] = &[0.01, 0.1, 1.0];
 /// The link thresholds a fit chooses from.
-pub const THRESHOLDS: &[f64] = &[0.3, 0.4, 0.5, 0.6, 0.7];
+pub const THRESHOLDS: &[f64] = &[0.3, 0.4, 0.5, 0.6, 0.7, 0.8];
+/// How a fit weighs recall against precision when it chooses (F-beta): a wrong merge hides
+/// a finding behind another, a missed one only repeats it, so precision counts double.
+pub const BETA: f64 = 0.5;
 
 /// One labelled PR, read twice: as a default run sees it (open members) and with every
 /// member (outdated and resolved comments kept).
-#[derive(Debug, Clone)]
 pub struct LabelledPr {
     pub name: String,
     /// `owner/name` of the PR's repository: the unit of cross-validation.
@@ -38,12 +40,13 @@ pub enum Count {
 }
 
 /// The findings a run extracts and the labelled members they answer to.
-#[derive(Debug, Clone, Default)]
 pub struct View {
     pub findings: Vec<NormalizedFinding>,
     pub members: Vec<Member>,
     /// Pairs of clusters that must stay apart (different defects close together).
     pub must_not_merge: Vec<(String, String)>,
+    /// The engine's judgement of the findings' pairs (made once; any model links them).
+    pub judgement: Judgement,
 }
 
 /// One labelled member: its cluster, its bot, and the finding it was located at.
@@ -149,9 +152,7 @@ impl View {
                     .filter(|&i| want.iter().any(|id| ids[i].contains(id)))
                     .min_by_key(|&i| {
                         let f = &findings[i];
-                        let primary = member
-                            .comment_id
-                            .is_some_and(|id| ids[i].contains(&id));
+                        let primary = member.comment_id.is_some_and(|id| ids[i].contains(&id));
                         let same_file = cluster.file.as_deref() == Some(f.evidence.file.as_str());
                         let distance = match (member.line, f.evidence.line) {
                             (Some(want), Some(line)) => want.abs_diff(line),
@@ -168,6 +169,7 @@ impl View {
             }
         }
         View {
+            judgement: Judgement::of(&findings),
             findings,
             members,
             must_not_merge: expected.must_not_merge.clone(),
@@ -192,8 +194,8 @@ impl View {
     /// whose two findings carry a label.
     pub fn rows(&self) -> Vec<([f64; FEATURE_COUNT], bool)> {
         let labels = self.cluster_of_findings();
-        consensus::judged_pairs(&self.findings)
-            .into_iter()
+        self.judgement
+            .pairs()
             .filter_map(|pair| match (labels[pair.a], labels[pair.b]) {
                 (Some(x), Some(y)) => Some((pair.features, x == y)),
                 _ => None,
@@ -273,11 +275,17 @@ impl Score {
     }
 
     pub fn f1(&self) -> f64 {
+        self.f_beta(1.0)
+    }
+
+    /// The weighted harmonic mean of precision and recall (`beta` < 1 favours precision).
+    pub fn f_beta(&self, beta: f64) -> f64 {
         let (p, r) = (self.precision(), self.recall());
+        let b2 = beta * beta;
         if p + r == 0.0 {
             0.0
         } else {
-            2.0 * p * r / (p + r)
+            (1.0 + b2) * p * r / (b2 * p + r)
         }
     }
 
@@ -309,12 +317,17 @@ fn ratio(part: usize, whole: usize) -> f64 {
 
 /// Cluster a view's findings with `model`: each finding's cluster.
 pub fn clusters_with(view: &View, model: &Model) -> Vec<usize> {
-    consensus::issue_clusters(&view.findings, model, &Constraints::default())
+    view.judgement.clusters(&view.findings, model)
 }
 
 /// Fit the match model on every PR given (rows from the every-member view), with a given
 /// penalty and threshold.
-pub fn fit_with(prs: &[&LabelledPr], used: &[bool; FEATURE_COUNT], l2: f64, threshold: f64) -> Model {
+pub fn fit_with(
+    prs: &[&LabelledPr],
+    used: &[bool; FEATURE_COUNT],
+    l2: f64,
+    threshold: f64,
+) -> Model {
     let rows: Vec<_> = prs.iter().flat_map(|pr| pr.all.rows()).collect();
     let mut model = consensus::fit(&rows, l2, used);
     model.threshold = threshold;
@@ -325,7 +338,8 @@ pub fn fit_with(prs: &[&LabelledPr], used: &[bool; FEATURE_COUNT], l2: f64, thre
 }
 
 /// Fit the match model on every PR given, choosing the penalty and the link threshold by
-/// leave-one-repository-out cross-validation inside them (the best F1 over every member;
+/// leave-one-repository-out cross-validation inside them (the best F-beta over every member,
+/// `BETA`;
 /// ties: the stronger penalty, then the threshold nearest 0.5). No PR outside `prs` is
 /// looked at, so a figure measured on other PRs stays held out.
 pub fn fit_on(prs: &[&LabelledPr], used: &[bool; FEATURE_COUNT]) -> Model {
@@ -349,7 +363,7 @@ pub fn fit_on(prs: &[&LabelledPr], used: &[bool; FEATURE_COUNT]) -> Model {
                 }
             }
             for (score, &threshold) in scores.iter().zip(THRESHOLDS) {
-                let f1 = score.f1();
+                let f1 = score.f_beta(BETA);
                 let better = best.is_none_or(|(f, l, t)| {
                     f1 > f + 1e-9
                         || ((f1 - f).abs() <= 1e-9
@@ -400,7 +414,8 @@ mod tests {
     use crate::model::Severity;
 
     fn finding(bot: &str, comment: u64, line: u32) -> NormalizedFinding {
-        let mut f = NormalizedFinding::new(bot, "", Severity::Medium, "bug", "t").at("a.rs", Some(line));
+        let mut f =
+            NormalizedFinding::new(bot, "", Severity::Medium, "bug", "t").at("a.rs", Some(line));
         f.provenance.comment_id = Some(comment);
         f
     }

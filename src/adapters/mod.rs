@@ -490,7 +490,11 @@ fn finish_source(
         finding.detail = markdown::shorten(&finding.detail, DETAIL_CHARS + 80);
         respect_severity(&mut finding);
         if finding.evidence.suggested.is_empty() {
-            if let Some(body) = finding.provenance.comment_id.and_then(|id| threads.body(id)) {
+            if let Some(body) = finding
+                .provenance
+                .comment_id
+                .and_then(|id| threads.body(id))
+            {
                 finding.evidence.suggested = markdown::suggested_code(body);
             }
         }

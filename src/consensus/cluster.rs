@@ -229,6 +229,15 @@ impl Interner {
     }
 
     /// The names, indexed by id.
+    pub(crate) fn names(&self) -> Vec<Box<str>> {
+        let mut names: Vec<Box<str>> = vec![Box::default(); self.ids.len()];
+        for (name, &id) in &self.ids {
+            names[id] = name.clone();
+        }
+        names
+    }
+
+    /// The names, indexed by id.
     pub(crate) fn into_names(self) -> Vec<Box<str>> {
         let mut names: Vec<Box<str>> = vec![Box::default(); self.ids.len()];
         for (name, id) in self.ids {

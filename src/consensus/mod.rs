@@ -17,8 +17,8 @@ use crate::model::{ConsensusFinding, ConsensusLevel, MatchReason, NormalizedFind
 use cluster::{FastMap, Rules};
 
 pub use issue::{
-    fit, is_where, judged_pairs, sigmoid, Constraints, FittedOn, Model, PairEvidence, FEATURES,
-    FEATURE_COUNT,
+    fit, is_where, judged_pairs, sigmoid, Constraints, FittedOn, Judgement, Model, PairEvidence,
+    FEATURES, FEATURE_COUNT,
 };
 
 /// How findings are judged the same issue (the `matching` input).
@@ -114,8 +114,7 @@ pub fn consensus_owned(
             (assignment, category_from, reasons)
         }
         Matching::Issue => {
-            let matched =
-                issue::assign_clusters(&findings, Model::builtin(), &options.constraints);
+            let matched = issue::assign_clusters(&findings, Model::builtin(), &options.constraints);
             (matched.assignment, matched.category_from, matched.reasons)
         }
     };

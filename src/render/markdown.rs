@@ -507,10 +507,15 @@ fn render_bots(finding: &SynthesizedFinding) -> String {
         let name = escape_inline(bot);
         let mut part = match urls.first() {
             Some(url) => format!("[{name}]({url})"),
-            None => name,
+            None => name.clone(),
         };
         for (i, url) in urls.iter().enumerate().skip(1) {
             let _ = write!(part, " [\\[{}\\]]({url})", i + 1);
+        }
+        // A bot repeating itself (a later round, a second anchor) counts once for agreement.
+        let times = c.members.iter().filter(|m| &m.bot == bot).count();
+        if times > 1 {
+            let _ = write!(part, " (raised {times} times by {name})");
         }
         parts.push(part);
     }
@@ -566,17 +571,31 @@ fn render_finding(
 const SHOWN_TERMS: usize = 3;
 
 /// Why the members were judged one issue, one link after the other:
-/// `lines 65/163 · \`mergedToday[0]\` · \`last_merge\``.
+/// `lines 44/48 · same line, nearest to each other · both: \`includes\`, case · p=0.94`.
 fn render_match_reasons(c: &crate::model::ConsensusFinding) -> Option<String> {
     let links: Vec<String> = c
         .match_reasons
         .iter()
         .map(|reason| {
-            std::iter::once(reason.lines.as_str())
-                .chain(reason.shared.iter().take(SHOWN_TERMS).map(String::as_str))
-                .map(escape_inline)
-                .collect::<Vec<_>>()
-                .join(" · ")
+            let mut parts = vec![escape_inline(&reason.lines)];
+            if reason.probability.is_some() && !reason.rule.is_empty() {
+                parts.push(escape_inline(&reason.rule));
+            }
+            let shared: Vec<String> = reason
+                .shared
+                .iter()
+                .take(SHOWN_TERMS)
+                .map(|t| escape_inline(t))
+                .collect();
+            if !shared.is_empty() {
+                parts.push(format!("both: {}", shared.join(", ")));
+            }
+            if let Some(p) = reason.probability {
+                parts.push(format!("p={p:.2}"));
+            } else if reason.rule.starts_with("a person") {
+                parts.push(escape_inline(&reason.rule));
+            }
+            parts.join(" · ")
         })
         .collect();
     (!links.is_empty()).then(|| links.join("; "))

@@ -426,7 +426,9 @@ pub fn suggested_code(text: &str) -> String {
                 Some(false) => out.push_str(&code),
                 Some(true) => {
                     for line in code.lines() {
-                        if let Some(added) = line.strip_prefix('+').filter(|_| !line.starts_with("+++")) {
+                        if let Some(added) =
+                            line.strip_prefix('+').filter(|_| !line.starts_with("+++"))
+                        {
                             out.push_str(added);
                             out.push('\n');
                         }

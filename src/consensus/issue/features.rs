@@ -7,6 +7,9 @@ use super::text::{Channel, Corpus};
 use crate::model::{CategorySource, NormalizedFinding};
 
 /// The features, in the model's order (`data/matching-model.json` lists the same names).
+/// Two findings of one bot are judged apart from two bots: a bot words its own findings
+/// alike, so what their text shares means less, and a bot that comments twice in one review
+/// usually means two places, while a later round on the same line is usually a repeat.
 pub const FEATURES: &[&str] = &[
     // WHERE
     "same_line",
@@ -15,10 +18,22 @@ pub const FEATURES: &[&str] = &[
     "other_commit",
     "mutual_nearest",
     "same_bot",
-    "same_bot_round",
-    // WHAT
+    "same_bot_round_elsewhere",
+    "same_bot_later_round",
+    "repeat_same_line",
+    "repeat_line_gap",
+    // WHAT, two bots
     "words",
+    "title_words",
     "code",
+    // WHAT, a bot and its later round
+    "repeat_words",
+    "repeat_title_words",
+    "repeat_code",
+    // WHAT, a bot twice in one round
+    "same_round_words",
+    "same_round_code",
+    // WHAT, any pair
     "literals",
     "suggestion",
     "defect_class",
@@ -26,7 +41,7 @@ pub const FEATURES: &[&str] = &[
     "category_wall",
 ];
 
-pub const FEATURE_COUNT: usize = 14;
+pub const FEATURE_COUNT: usize = 23;
 
 /// Feature indices, for code that reads one.
 pub(super) mod at {
@@ -36,22 +51,31 @@ pub(super) mod at {
     pub const OTHER_COMMIT: usize = 3;
     pub const MUTUAL_NEAREST: usize = 4;
     pub const SAME_BOT: usize = 5;
-    pub const SAME_BOT_ROUND: usize = 6;
-    pub const WORDS: usize = 7;
-    pub const CODE: usize = 8;
-    pub const LITERALS: usize = 9;
-    pub const SUGGESTION: usize = 10;
-    pub const DEFECT_CLASS: usize = 11;
-    pub const POLARITY: usize = 12;
-    pub const CATEGORY_WALL: usize = 13;
+    pub const SAME_BOT_ROUND_ELSEWHERE: usize = 6;
+    pub const SAME_BOT_LATER_ROUND: usize = 7;
+    pub const REPEAT_SAME_LINE: usize = 8;
+    pub const REPEAT_LINE_GAP: usize = 9;
+    pub const WORDS: usize = 10;
+    pub const TITLE_WORDS: usize = 11;
+    pub const CODE: usize = 12;
+    pub const REPEAT_WORDS: usize = 13;
+    pub const REPEAT_TITLE_WORDS: usize = 14;
+    pub const REPEAT_CODE: usize = 15;
+    pub const SAME_ROUND_WORDS: usize = 16;
+    pub const SAME_ROUND_CODE: usize = 17;
+    pub const LITERALS: usize = 18;
+    pub const SUGGESTION: usize = 19;
+    pub const DEFECT_CLASS: usize = 20;
+    pub const POLARITY: usize = 21;
+    pub const CATEGORY_WALL: usize = 22;
 }
 
 /// Whether a feature says where (else what), for reasons and the ablation table.
 pub fn is_where(feature: usize) -> bool {
-    feature <= at::SAME_BOT_ROUND
+    feature <= at::REPEAT_LINE_GAP
 }
 
-/// Lines at which `line_gap` reaches 1 (it grows with the log of the gap beyond).
+/// Lines at which a gap feature reaches 1 (it grows with the log of the gap beyond).
 const GAP_SCALE: f64 = 100.0;
 
 /// What a pair's features are computed from, read once per finding: its bot, commit,
@@ -132,36 +156,52 @@ pub(super) fn features(
     b: usize,
     mutual_nearest: bool,
 ) -> ([f64; FEATURE_COUNT], Option<u32>) {
+    let flag = |on: bool| f64::from(u8::from(on));
     let mut x = [0.0; FEATURE_COUNT];
     let gap = gap(&findings[a], &findings[b]);
-    match gap {
-        Some(g) => {
-            x[at::SAME_LINE] = f64::from(u8::from(g == 0));
-            x[at::LINE_GAP] = (1.0 + f64::from(g)).ln() / (1.0 + GAP_SCALE).ln();
-        }
-        None => x[at::NO_LINE] = 1.0,
-    }
+    let same_line = gap == Some(0);
+    let line_gap = gap.map_or(0.0, |g| (1.0 + f64::from(g)).ln() / (1.0 + GAP_SCALE).ln());
+    x[at::NO_LINE] = flag(gap.is_none());
     let (ca, cb) = (facts.commit[a], facts.commit[b]);
-    x[at::OTHER_COMMIT] = f64::from(u8::from(ca != NONE && cb != NONE && ca != cb));
-    x[at::MUTUAL_NEAREST] = f64::from(u8::from(mutual_nearest));
-    if facts.bot[a] == facts.bot[b] {
-        x[at::SAME_BOT] = 1.0;
-        x[at::SAME_BOT_ROUND] = f64::from(u8::from(facts.same_round(a, b)));
-    }
+    x[at::OTHER_COMMIT] = flag(ca != NONE && cb != NONE && ca != cb);
+    x[at::MUTUAL_NEAREST] = flag(mutual_nearest);
 
     let similarity = corpus.similarity(a, b);
-    x[at::WORDS] = similarity[Channel::Word as usize];
-    x[at::CODE] = similarity[Channel::Code as usize];
+    let (words, title, code) = (
+        similarity[Channel::Word as usize],
+        similarity[Channel::Title as usize],
+        similarity[Channel::Code as usize],
+    );
+    if facts.bot[a] != facts.bot[b] {
+        x[at::SAME_LINE] = flag(same_line);
+        x[at::LINE_GAP] = line_gap;
+        x[at::WORDS] = words;
+        x[at::TITLE_WORDS] = title;
+        x[at::CODE] = code;
+    } else if facts.same_round(a, b) {
+        x[at::SAME_BOT] = 1.0;
+        x[at::SAME_BOT_ROUND_ELSEWHERE] = flag(!same_line);
+        x[at::SAME_ROUND_WORDS] = words;
+        x[at::SAME_ROUND_CODE] = code;
+    } else {
+        x[at::SAME_BOT] = 1.0;
+        x[at::SAME_BOT_LATER_ROUND] = 1.0;
+        x[at::REPEAT_SAME_LINE] = flag(same_line);
+        x[at::REPEAT_LINE_GAP] = line_gap;
+        x[at::REPEAT_WORDS] = words;
+        x[at::REPEAT_TITLE_WORDS] = title;
+        x[at::REPEAT_CODE] = code;
+    }
     x[at::LITERALS] = similarity[Channel::Literal as usize];
     x[at::SUGGESTION] = similarity[Channel::Suggestion as usize];
     x[at::DEFECT_CLASS] = similarity[Channel::Class as usize];
     // One side says something is missing or does not happen, the other does not, about
     // alike words: "null guard missing" vs "null guard redundant".
     if corpus.negated[a] != corpus.negated[b] {
-        x[at::POLARITY] = x[at::WORDS];
+        x[at::POLARITY] = words;
     }
     let (na, nb) = (facts.native_category[a], facts.native_category[b]);
-    x[at::CATEGORY_WALL] = f64::from(u8::from(na != NONE && nb != NONE && na != nb));
+    x[at::CATEGORY_WALL] = flag(na != NONE && nb != NONE && na != nb);
     (x, gap)
 }
 
@@ -172,8 +212,9 @@ mod tests {
     #[test]
     fn names_and_indices_agree() {
         assert_eq!(FEATURES.len(), FEATURE_COUNT);
-        assert_eq!(FEATURES[at::SAME_BOT_ROUND], "same_bot_round");
+        assert_eq!(FEATURES[at::REPEAT_LINE_GAP], "repeat_line_gap");
+        assert_eq!(FEATURES[at::SAME_ROUND_CODE], "same_round_code");
         assert_eq!(FEATURES[at::CATEGORY_WALL], "category_wall");
-        assert!(is_where(at::SAME_BOT_ROUND) && !is_where(at::WORDS));
+        assert!(is_where(at::REPEAT_LINE_GAP) && !is_where(at::WORDS));
     }
 }

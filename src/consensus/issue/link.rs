@@ -15,6 +15,9 @@ const ALL_PAIRS_LIMIT: usize = 128;
 const NEAR_CANDIDATES: usize = 32;
 /// Shared terms a reason lists.
 const REASON_TERMS: usize = 5;
+/// Members of each side the average linkage weighs: a flood of alike comments must not
+/// make joining quadratic in a cluster's size.
+const LINKAGE_MEMBERS: usize = 64;
 
 /// One judged pair.
 pub(super) struct Pair {
@@ -26,7 +29,6 @@ pub(super) struct Pair {
 
 /// The judged pairs of a PR and what they were judged on.
 pub(super) struct Judged {
-    pub facts: Facts,
     pub corpus: Corpus,
     pub pairs: Vec<Pair>,
     /// The distinct files, and each finding's.
@@ -79,14 +81,8 @@ impl Judged {
                     nearest.get(&(a, facts.bot[b as usize])) == Some(&g)
                         && nearest.get(&(b, facts.bot[a as usize])) == Some(&g)
                 });
-                let (features, gap) = features::features(
-                    findings,
-                    &facts,
-                    &corpus,
-                    a as usize,
-                    b as usize,
-                    mutual,
-                );
+                let (features, gap) =
+                    features::features(findings, &facts, &corpus, a as usize, b as usize, mutual);
                 pairs.push(Pair {
                     a,
                     b,
@@ -96,7 +92,6 @@ impl Judged {
             }
         }
         Judged {
-            facts,
             corpus,
             pairs,
             files,
@@ -172,7 +167,16 @@ pub(super) fn assign(
     model: &Model,
     constraints: &Constraints,
 ) -> Matched {
-    let judged = Judged::of(findings);
+    link(findings, &Judged::of(findings), model, constraints)
+}
+
+/// Link judged pairs best first with `model`'s probabilities.
+pub(super) fn link(
+    findings: &[NormalizedFinding],
+    judged: &Judged,
+    model: &Model,
+    constraints: &Constraints,
+) -> Matched {
     let probability: Vec<f64> = judged
         .pairs
         .iter()
@@ -186,15 +190,17 @@ pub(super) fn assign(
         let key = (x.min(y) as u32, x.max(y) as u32);
         of_pair.get(&key).copied().unwrap_or(0.0)
     };
-    let apart: FastMap<(usize, usize), ()> = constraints
+    let apart: Vec<(usize, usize)> = constraints
         .apart
         .iter()
-        .map(|&(x, y)| ((x.min(y), x.max(y)), ()))
+        .copied()
+        .filter(|&(x, y)| x < findings.len() && y < findings.len())
         .collect();
-    let kept_apart = |xs: &[usize], ys: &[usize]| {
-        xs.iter().any(|&x| {
-            ys.iter()
-                .any(|&y| apart.contains_key(&(x.min(y), x.max(y))))
+    // Whether joining the sets of roots `ra` and `rb` would put a kept-apart pair together.
+    let kept_apart = |sets: &Sets, ra: usize, rb: usize| {
+        apart.iter().any(|&(x, y)| {
+            let (rx, ry) = (sets.root(x), sets.root(y));
+            (rx, ry) == (ra, rb) || (rx, ry) == (rb, ra)
         })
     };
 
@@ -205,7 +211,7 @@ pub(super) fn assign(
             continue;
         }
         let (rx, ry) = (sets.find(x), sets.find(y));
-        if rx != ry && !kept_apart(sets.members_of(rx), sets.members_of(ry)) {
+        if rx != ry && !kept_apart(&sets, rx, ry) {
             let (root, absorbed) = sets.union(rx, ry);
             let moved = std::mem::take(&mut reasons[absorbed]);
             reasons[root].extend(moved);
@@ -231,10 +237,14 @@ pub(super) fn assign(
         if ra == rb {
             continue;
         }
-        let (xs, ys) = (sets.members_of(ra), sets.members_of(rb));
-        if kept_apart(xs, ys) {
+        if kept_apart(&sets, ra, rb) {
             continue;
         }
+        let (xs, ys) = (sets.members_of(ra), sets.members_of(rb));
+        let (xs, ys) = (
+            &xs[..xs.len().min(LINKAGE_MEMBERS)],
+            &ys[..ys.len().min(LINKAGE_MEMBERS)],
+        );
         let total: f64 = xs
             .iter()
             .map(|&x| ys.iter().map(|&y| p_of(x, y)).sum::<f64>())
@@ -245,7 +255,7 @@ pub(super) fn assign(
         let (root, absorbed) = sets.union(ra, rb);
         let moved = std::mem::take(&mut reasons[absorbed]);
         reasons[root].extend(moved);
-        reasons[root].push(reason(pair, probability[k], findings, &judged, model));
+        reasons[root].push(reason(pair, probability[k], findings, judged, model));
     }
 
     // Clusters numbered by their first member, as the seed's pass numbers them.
@@ -274,7 +284,7 @@ pub(super) fn assign(
             category_from[cluster] = index;
         }
     }
-    assignment.files = judged.files.into_names();
+    assignment.files = judged.files.names();
     Matched {
         assignment,
         category_from,
@@ -296,9 +306,9 @@ fn category_strength(finding: &NormalizedFinding) -> u8 {
 /// How a WHERE feature reads in a reason, when it counted for the link.
 fn where_words(feature: usize) -> Option<&'static str> {
     match feature {
-        at::SAME_LINE => Some("same line"),
+        at::SAME_LINE | at::REPEAT_SAME_LINE => Some("same line"),
         at::MUTUAL_NEAREST => Some("nearest to each other"),
-        at::SAME_BOT => Some("the bot repeating itself"),
+        at::SAME_BOT_LATER_ROUND => Some("raised again in a later round"),
         _ => None,
     }
 }
@@ -340,7 +350,8 @@ fn reason(
         between: [member_name(x), member_name(y)],
         lines: describe_lines(x, y, pair.gap),
         distance: pair.gap,
-        similarity: (pair.features[at::WORDS] * 100.0).round() / 100.0,
+        similarity: (pair.features[at::WORDS].max(pair.features[at::REPEAT_WORDS]) * 100.0).round()
+            / 100.0,
         shared,
         rule: rule.join(", "),
         probability: Some((probability * 100.0).round() / 100.0),
@@ -383,6 +394,14 @@ impl Sets {
         } else {
             &self.members[root]
         }
+    }
+
+    /// The root of `item`'s set, without shortening the path.
+    fn root(&self, mut item: usize) -> usize {
+        while self.parent[item] != item {
+            item = self.parent[item];
+        }
+        item
     }
 
     fn find(&mut self, mut item: usize) -> usize {

@@ -46,7 +46,11 @@ impl Model {
             let model: Model = serde_json::from_str(BUILTIN)
                 .unwrap_or_else(|e| panic!("data/matching-model.json does not parse: {e}"));
             assert!(
-                model.features.iter().map(String::as_str).eq(FEATURES.iter().copied()),
+                model
+                    .features
+                    .iter()
+                    .map(String::as_str)
+                    .eq(FEATURES.iter().copied()),
                 "data/matching-model.json was fitted on other features than the engine computes: \
                  run `cargo run --example fit_matching`"
             );
@@ -80,11 +84,7 @@ pub fn sigmoid(z: f64) -> f64 {
 /// Fit a model by Newton's method (iteratively reweighted least squares) with an L2 penalty
 /// on the weights (not the intercept). `used[k] == false` fixes feature `k`'s weight at 0
 /// (a drop-one ablation). Deterministic: no randomness, no early stop that depends on time.
-pub fn fit(
-    rows: &[([f64; FEATURE_COUNT], bool)],
-    l2: f64,
-    used: &[bool; FEATURE_COUNT],
-) -> Model {
+pub fn fit(rows: &[([f64; FEATURE_COUNT], bool)], l2: f64, used: &[bool; FEATURE_COUNT]) -> Model {
     // A feature that is zero on every row carries no evidence: its weight stays 0.
     let active: Vec<usize> = (0..FEATURE_COUNT)
         .filter(|&k| used[k] && rows.iter().any(|(x, _)| x[k] != 0.0))
@@ -151,7 +151,8 @@ pub fn fit(
 fn solve(mut a: Vec<Vec<f64>>, mut b: Vec<f64>) -> Option<Vec<f64>> {
     let n = b.len();
     for column in 0..n {
-        let pivot = (column..n).max_by(|&i, &j| a[i][column].abs().total_cmp(&a[j][column].abs()))?;
+        let pivot =
+            (column..n).max_by(|&i, &j| a[i][column].abs().total_cmp(&a[j][column].abs()))?;
         if a[pivot][column].abs() < 1e-12 {
             return None;
         }
@@ -203,7 +204,9 @@ mod tests {
 
     #[test]
     fn a_dropped_feature_keeps_weight_zero_and_l2_shrinks() {
-        let rows: Vec<_> = (0..20).map(|k| row(f64::from(k % 2), k % 2 == 1 || k == 0)).collect();
+        let rows: Vec<_> = (0..20)
+            .map(|k| row(f64::from(k % 2), k % 2 == 1 || k == 0))
+            .collect();
         let mut used = [true; FEATURE_COUNT];
         used[0] = false;
         let dropped = fit(&rows, 1.0, &used);

@@ -57,18 +57,38 @@ pub struct PairEvidence {
     pub features: [f64; FEATURE_COUNT],
 }
 
-/// Every pair the engine judges in `findings`, with its evidence: what the model is
-/// fitted on.
-pub fn judged_pairs(findings: &[NormalizedFinding]) -> Vec<PairEvidence> {
-    link::Judged::of(findings)
-        .pairs
-        .into_iter()
-        .map(|pair| PairEvidence {
+/// The pairs the engine judges in a set of findings, with their evidence, computed once:
+/// what the model is fitted on, and what any model then links.
+pub struct Judgement {
+    judged: link::Judged,
+}
+
+impl Judgement {
+    pub fn of(findings: &[NormalizedFinding]) -> Judgement {
+        Judgement {
+            judged: link::Judged::of(findings),
+        }
+    }
+
+    pub fn pairs(&self) -> impl Iterator<Item = PairEvidence> + '_ {
+        self.judged.pairs.iter().map(|pair| PairEvidence {
             a: pair.a as usize,
             b: pair.b as usize,
             features: pair.features,
         })
-        .collect()
+    }
+
+    /// Each finding's cluster under `model` (the findings this judgement was made of).
+    pub fn clusters(&self, findings: &[NormalizedFinding], model: &Model) -> Vec<usize> {
+        link::link(findings, &self.judged, model, &Constraints::default())
+            .assignment
+            .cluster_of
+    }
+}
+
+/// Every pair the engine judges in `findings`, with its evidence.
+pub fn judged_pairs(findings: &[NormalizedFinding]) -> Vec<PairEvidence> {
+    Judgement::of(findings).pairs().collect()
 }
 
 #[cfg(test)]

@@ -16,6 +16,8 @@ use crate::model::NormalizedFinding;
 pub(super) enum Channel {
     /// A stemmed word of the title or explanation (bot boilerplate removed).
     Word,
+    /// A stemmed word of the title alone: the claim, without the context around it.
+    Title,
     /// An identifier, flag, file name or inline code span (`close_rate`, `--files`).
     Code,
     /// A number or a quoted literal (`100`, `"0.29"`).
@@ -26,12 +28,13 @@ pub(super) enum Channel {
     Class,
 }
 
-pub(super) const CHANNELS: usize = 5;
+pub(super) const CHANNELS: usize = 6;
 
 impl Channel {
     fn tag(self) -> char {
         match self {
             Channel::Word => 'w',
+            Channel::Title => 't',
             Channel::Code => 'c',
             Channel::Literal => 'l',
             Channel::Suggestion => 's',
@@ -149,10 +152,6 @@ impl Corpus {
             .filter(move |&t| self.channels[t as usize] == channel)
     }
 
-    pub(super) fn has(&self, finding: usize, channel: Channel) -> bool {
-        self.norms[finding][channel as usize] > 0.0
-    }
-
     /// Both findings' terms, in order, calling `shared` for each term they share.
     fn each_shared(&self, a: usize, b: usize, mut shared: impl FnMut(u32)) {
         let (ta, tb) = (self.terms_of(a), self.terms_of(b));
@@ -200,10 +199,6 @@ impl Corpus {
         shared
     }
 
-    pub(super) fn channel_of(&self, term: u32) -> Channel {
-        self.channels[term as usize]
-    }
-
     /// How a reason shows the term: code in backticks, classes and words as they are.
     pub(super) fn show(&self, term: u32) -> &str {
         &self.display[term as usize]
@@ -215,15 +210,15 @@ fn shown(channel: Channel, text: &str) -> Box<str> {
     match channel {
         Channel::Code | Channel::Suggestion => format!("`{text}`").into(),
         Channel::Literal => format!("`{text}`").into(),
-        Channel::Class | Channel::Word => text.into(),
+        Channel::Class | Channel::Word | Channel::Title => text.into(),
     }
 }
 
 /// A claim that something is absent or does not happen.
 fn is_negated(title: &str) -> bool {
     const NEGATIONS: &[&str] = &[
-        "not", "no", "never", "missing", "without", "lacks", "cannot", "isn't", "doesn't",
-        "don't", "won't", "aren't", "fails",
+        "not", "no", "never", "missing", "without", "lacks", "cannot", "isn't", "doesn't", "don't",
+        "won't", "aren't", "fails",
     ];
     prose_words(title).any(|w| {
         let lower = w.to_ascii_lowercase();
@@ -298,6 +293,13 @@ impl Builder {
                 out.push(self.id(Channel::Class, class.name, &class.label()));
             }
         }
+        for token in prose_words(&without_boilerplate(&finding.title)) {
+            for word in token.split('.').filter(|w| !w.is_empty()) {
+                if !looks_like_identifier(word) && !is_file_name(token) {
+                    out.extend(self.word(word, Channel::Title));
+                }
+            }
+        }
         for token in code_tokens(&finding.evidence.suggested) {
             if token.len() >= 2 {
                 out.push(self.lowered_id(Channel::Suggestion, token));
@@ -338,7 +340,7 @@ impl Builder {
             }
             // `float` is also the word "floats" of another bot's prose.
             if token.chars().all(|c| c.is_ascii_lowercase()) {
-                out.extend(self.word(token));
+                out.extend(self.word(token, Channel::Word));
             }
         }
         for number in numbers(span) {
@@ -372,25 +374,35 @@ impl Builder {
             for word in token.split('.').filter(|w| !w.is_empty()) {
                 if looks_like_identifier(word) {
                     out.push(self.lowered_id(Channel::Code, word));
-                } else if let Some(term) = self.word(word) {
+                } else if let Some(term) = self.word(word, Channel::Word) {
                     out.push(term);
                 }
             }
         }
     }
 
-    fn word(&mut self, word: &str) -> Option<u32> {
+    /// The stemmed word term of `word` in `channel` (`None`: too short, a stop word or a
+    /// priority), cached per distinct word.
+    fn word(&mut self, word: &str, channel: Channel) -> Option<u32> {
         let mut lower = std::mem::take(&mut self.lower);
-        lowercase_into(word, &mut lower);
+        lower.clear();
+        lower.push(channel.tag());
+        lower.push(':');
+        let start = lower.len();
+        let mut folded = String::new();
+        lowercase_into(word, &mut folded);
+        lower.push_str(&folded);
         let term = match self.words.get(lower.as_str()) {
             Some(&term) => term,
             None => {
-                let keep = lower.chars().count() >= 3
-                    && STOP_WORDS.binary_search(&lower.as_str()).is_err()
-                    && !is_priority(&lower);
+                let plain = &lower[start..];
+                let keep = plain.chars().count() >= 3
+                    && STOP_WORDS.binary_search(&plain).is_err()
+                    && !is_priority(plain);
                 let term = if keep {
-                    let stem = self.stemmer.stem(&lower).into_owned();
-                    self.id(Channel::Word, &stem, &lower)
+                    let stem = self.stemmer.stem(plain).into_owned();
+                    let shown = plain.to_owned();
+                    self.id(channel, &stem, &shown)
                 } else {
                     u32::MAX
                 };
