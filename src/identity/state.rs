@@ -7,8 +7,12 @@ use std::collections::BTreeSet;
 
 use serde::Serialize;
 
+use super::corrections::MAX_CORRECTIONS;
 use super::fingerprint;
-pub use crate::model::identity::{AckRecord, Entry, PermRecord, State};
+use crate::model::identity::CorrectionKind;
+pub use crate::model::identity::{
+    AckRecord, CorrectionRecord, Entry, NamedRecord, PermRecord, State,
+};
 use crate::render::escape::json_for_html_comment;
 
 /// The block's format version.
@@ -92,6 +96,20 @@ impl State {
             }
         }
         self.acks.retain(|fp, _| fingerprint(fp));
+        // A correction names one finding (`split`) or two (`same`), each well formed.
+        self.corrections.retain(|r| {
+            let arity = match r.kind {
+                CorrectionKind::Split => 1,
+                CorrectionKind::Same => 2,
+            };
+            r.of.len() == arity && r.of.iter().all(|n| fingerprint(&n.fp))
+        });
+        self.corrections.truncate(MAX_CORRECTIONS);
+        for named in self.corrections.iter_mut().flat_map(|r| r.of.iter_mut()) {
+            named.keys.retain(|k| key(k));
+            named.keys.truncate(MAX_KEYS);
+            named.comments.truncate(MAX_COMMENTS);
+        }
     }
 }
 
@@ -107,8 +125,9 @@ pub fn clip(text: &str, max: usize) -> String {
 
 /// Drop what matters least until the encoded block fits in `max_chars`: findings resolved
 /// before this head, then suppressed ones, then the permission cache, the acknowledgement
-/// records, findings resolved at this head, findings no longer reported, and last the
-/// findings of this run. Within a class, in fingerprint order (deterministic).
+/// records, findings resolved at this head, findings no longer reported, the findings of
+/// this run, and last the corrections (the latest first; at most [`MAX_CORRECTIONS`], they
+/// fit long before). Within a class, in fingerprint order (deterministic).
 pub fn bound(state: &mut State, current: &BTreeSet<String>, max_chars: usize) {
     let excess = state.seen.len().saturating_sub(MAX_ENTRIES);
     if excess > 0 {
@@ -116,7 +135,7 @@ pub fn bound(state: &mut State, current: &BTreeSet<String>, max_chars: usize) {
             .into_iter()
             .filter_map(|v| match v {
                 Victim::Seen(fp) => Some(fp),
-                Victim::Perm(_) | Victim::Ack(_) => None,
+                Victim::Perm(_) | Victim::Ack(_) | Victim::Correction(_) => None,
             })
             .take(excess)
             .collect();
@@ -144,6 +163,8 @@ enum Victim {
     Seen(String),
     Perm(String),
     Ack(String),
+    /// By index: listed from the last, so that removing one leaves the others' in place.
+    Correction(usize),
 }
 
 impl Victim {
@@ -160,6 +181,10 @@ impl Victim {
             Victim::Seen(fp) => cost(fp, state.seen.remove(fp)),
             Victim::Perm(login) => cost(login, state.perms.remove(login)),
             Victim::Ack(fp) => cost(fp, state.acks.remove(fp)),
+            Victim::Correction(i) => {
+                let record = (*i < state.corrections.len()).then(|| state.corrections.remove(*i));
+                cost("", record)
+            }
         }
     }
 }
@@ -186,6 +211,7 @@ fn victims(state: &State, current: &BTreeSet<String>) -> Vec<Victim> {
     out.extend(seen(&|fp, e| {
         e.is_open() && !e.suppressed && current.contains(fp)
     }));
+    out.extend((0..state.corrections.len()).rev().map(Victim::Correction));
     out
 }
 

@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use crate::identity::{Lapsed, Refusal, Tracked};
+use crate::identity::{Correction, Lapsed, Refusal, Tracked};
 use crate::model::{ConsensusLevel, FailOn, Outcome, Severity, SourceStatus, SynthesizedFinding};
 
 pub const REPORT_VERSION: u32 = 1;
@@ -35,6 +35,9 @@ pub struct Report<'a> {
     gate: &'static str,
     changes: Changes<'a>,
     acknowledgements: Acknowledgements<'a>,
+    /// `/consensus split` and `same` commands in force: who, which comment, the findings
+    /// they touched and whether they are applied.
+    corrections: &'a [Correction],
     identity_notes: &'a [String],
 }
 
@@ -104,6 +107,7 @@ pub fn render_report(outcome: &Outcome) -> Report<'_> {
             refused: &identity.refused,
             lapsed: &identity.lapsed,
         },
+        corrections: &identity.corrections,
         identity_notes: &identity.notes,
     }
 }

@@ -1,7 +1,7 @@
 use super::*;
 use crate::api::{IssueComment, PullRequest, ReviewThread, ThreadComment, ThreadComments, User};
-use crate::consensus::{compute_consensus, ConsensusOptions};
-use crate::identity::Prior;
+use crate::consensus::{compute_consensus, ConsensusOptions, Constraints};
+use crate::identity::{read_commands, Prior};
 use crate::model::{NormalizedFinding, Severity, SourceState};
 use crate::synthesis::{synthesize, SynthesisOptions};
 
@@ -19,9 +19,14 @@ fn member(bot: &str, comment: u64, line: u32, title: &str) -> NormalizedFinding 
     f
 }
 
-fn synthesized(members: &[NormalizedFinding], bots_ran: usize) -> Vec<SynthesizedFinding> {
+fn synthesized(
+    members: &[NormalizedFinding],
+    bots_ran: usize,
+    constraints: Constraints,
+) -> Vec<SynthesizedFinding> {
     let options = ConsensusOptions {
         bots_ran: Some(bots_ran),
+        constraints,
         ..ConsensusOptions::default()
     };
     synthesize(
@@ -137,8 +142,11 @@ fn run(
     snap: &PrSnapshot,
     input: &IdentityInput,
 ) -> Run {
-    let mut findings = synthesized(members, sources.len().max(1));
-    let identity = track(&mut findings, sources, Some(snap), input);
+    // As the pipeline does: `split` and `same` judged first, then matching, then identity.
+    let corrections = Corrections::judge(Some(snap), members, input, true);
+    let constraints = corrections.constraints(members);
+    let mut findings = synthesized(members, sources.len().max(1), constraints);
+    let identity = track(&mut findings, sources, Some(snap), input, &corrections);
     Run { findings, identity }
 }
 
