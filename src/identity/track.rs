@@ -693,13 +693,21 @@ fn assign(keys: &[ClusterKeys], prior: &State) -> Matched {
     }
     // An earlier finding merged into a cluster when one of its keys, which the cluster's
     // own earlier finding did not have, is now in the cluster. (A duplicate with the same
-    // keys as the one kept has not merged: it is gone.)
+    // keys as the one kept has not merged: it is gone.) A key another earlier finding's
+    // fingerprint was minted from is that finding's, even when the kept one still lists it
+    // (a piece split off and joined again: its fingerprint becomes an alias, it is not
+    // resolved).
     let kept_keys = |i: usize| -> HashSet<&str> {
         claimed
             .iter()
             .filter(|(_, c)| **c == i)
-            .filter_map(|(fp, _)| prior.seen.get(fp))
-            .flat_map(|e| e.keys.iter().map(String::as_str))
+            .filter_map(|(fp, _)| prior.seen.get(fp).map(|e| (fp, e)))
+            .flat_map(|(fp, e)| {
+                e.keys.iter().map(String::as_str).filter(move |k| {
+                    let owner = fingerprint::from_key(k);
+                    owner == *fp || !prior.seen.contains_key(&owner)
+                })
+            })
             .collect()
     };
     let mut absorbed = HashMap::new();
