@@ -279,6 +279,47 @@ mod tests {
         assert_eq!(decode("<!-- review-bot-ack -->\nno block"), Ok(None));
     }
 
+    /// The corrections in force round-trip; on reading, one naming a malformed fingerprint
+    /// or the wrong number of them is dropped, and keys not in the recipe's alphabet go.
+    #[test]
+    fn corrections_round_trip_and_malformed_ones_are_dropped() {
+        let named = |fp: &str| NamedRecord {
+            fp: fp.into(),
+            keys: vec!["abcdefgh".into(), "`oops`".into()],
+            comments: vec![2_561_302_207],
+        };
+        let record = |kind, of: Vec<NamedRecord>| CorrectionRecord {
+            kind,
+            by: "@alice".into(),
+            id: 9,
+            of,
+        };
+        let mut s = state();
+        s.corrections = vec![
+            record(CorrectionKind::Split, vec![named("rc-abcdefgh")]),
+            record(CorrectionKind::Same, vec![named("rc-abcdefgh")]),
+            record(CorrectionKind::Split, vec![named("rc-`evil`")]),
+            record(
+                CorrectionKind::Same,
+                vec![named("rc-abcdefgh"), named("rc-00000000")],
+            ),
+        ];
+        let block = encode(&s);
+        assert!(block.contains(r#""corrections":[{"do":"split","by":"\u0040alice","id":9"#));
+        let read = decode(&block).unwrap().unwrap();
+        assert_eq!(read.corrections.len(), 2);
+        assert_eq!(read.corrections[0].kind, CorrectionKind::Split);
+        assert_eq!(read.corrections[1].of[1].fp, "rc-00000000");
+        assert!(read
+            .corrections
+            .iter()
+            .flat_map(|r| &r.of)
+            .all(|n| n.keys == ["abcdefgh"] && n.comments == [2_561_302_207]));
+        let mut clean = read.clone();
+        clean.sanitise();
+        assert_eq!(decode(&encode(&clean)), Ok(Some(clean)));
+    }
+
     #[test]
     fn names_that_are_not_ours_are_dropped_on_reading() {
         let block = format!(

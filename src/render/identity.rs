@@ -418,6 +418,87 @@ mod tests {
         assert_eq!(body.matches(RefusalKind::BadReason.rule()).count(), 1);
     }
 
+    /// Each correction in force is shown under the findings it made and listed, folded,
+    /// with who asked and where; the login is people's text, escaped like the rest.
+    #[test]
+    fn corrections_are_shown_beside_their_findings_escaped() {
+        use crate::identity::{Correction, CorrectionKind};
+        let mut outcome = analyze(
+            None,
+            &BotSelection::Listed(Vec::new()),
+            many(2),
+            &AnalysisOptions::default(),
+        );
+        let fps: Vec<String> = outcome
+            .findings
+            .iter()
+            .map(|f| f.fingerprint().unwrap().to_owned())
+            .collect();
+        // Within the 40 characters of a login shown.
+        let hostile = "**x**@bob</details><!-- review-bot-ack";
+        outcome.identity.corrections = vec![
+            Correction {
+                kind: CorrectionKind::Split,
+                fingerprints: vec!["rc-00000000".into()],
+                by: hostile.into(),
+                comment_url: Some("https://github.com/o/r/pull/1#issuecomment-7".into()),
+                comment_id: 7,
+                findings: fps.clone(),
+                applied: true,
+                note: None,
+            },
+            Correction {
+                kind: CorrectionKind::Same,
+                fingerprints: vec![fps[0].clone(), "rc-11111111".into()],
+                by: "carol".into(),
+                comment_url: None,
+                comment_id: 8,
+                findings: vec![fps[0].clone()],
+                applied: false,
+                note: Some("rc-11111111 is no longer reported".into()),
+            },
+        ];
+        let body = render_comment(&outcome, &RenderOptions::default());
+        let split = "✂️ split from `rc-00000000` at the request of ";
+        assert_eq!(
+            body.matches(split).count(),
+            3,
+            "two findings and the list: {body}"
+        );
+        assert!(body.contains(&format!(
+            "🔗 joined `{}` and `rc-11111111` at the request of carol — rc-11111111 is no \
+             longer reported",
+            fps[0]
+        )));
+        assert!(body.contains("[comment](https://github.com/o/r/pull/1#issuecomment-7)"));
+        assert!(body.contains("<summary>Merges corrected by people (2)</summary>"));
+        assert!(body.contains(&format!("→ now `{}`, `{}`", fps[0], fps[1])));
+        assert!(!body.contains("@bob"), "no mentions");
+        assert_eq!(
+            body.matches("<!-- review-bot-ack").count(),
+            1,
+            "only our marker"
+        );
+        assert_eq!(
+            body.matches("</details>").count(),
+            body.matches("<details>").count()
+        );
+        assert!(body.contains("\\*\\*x\\*\\*"));
+        // The help line at the bottom names all four commands.
+        let help = body
+            .lines()
+            .find(|l| l.starts_with("<sub>To acknowledge"))
+            .unwrap();
+        for command in [
+            "/consensus ack",
+            "/consensus unack",
+            "/consensus split <fingerprint>",
+            "/consensus same <fingerprint> <fingerprint>",
+        ] {
+            assert!(help.contains(command), "{command}: {help}");
+        }
+    }
+
     #[test]
     fn people_text_in_acks_and_refusals_is_escaped() {
         let first = analyze(
