@@ -236,7 +236,16 @@ impl Corrections {
                     }
                     CorrectionKind::Same => held.len() == 1 && groups.iter().all(|g| !g.is_empty()),
                 };
-                let note = (!applied || !self.obeyed).then(|| self.why_not(record, &groups));
+                let note = (!applied || !self.obeyed).then(|| {
+                    // Another correction that keeps two of these findings apart.
+                    let kept_apart = self.accepted().any(|(_, other)| {
+                        other.kind == CorrectionKind::Split && {
+                            let split = select(&other.of[0], &keys);
+                            groups.iter().flatten().any(|m| split.contains(m))
+                        }
+                    });
+                    self.why_not(record, &groups, kept_apart)
+                });
                 Correction {
                     kind: record.kind,
                     fingerprints: record.of.iter().map(|n| n.fp.clone()).collect(),
@@ -255,7 +264,7 @@ impl Corrections {
     }
 
     /// Why a correction in force does not show in this run's findings.
-    fn why_not(&self, record: &CorrectionRecord, groups: &[Vec<usize>]) -> String {
+    fn why_not(&self, record: &CorrectionRecord, groups: &[Vec<usize>], split: bool) -> String {
         if !self.obeyed {
             return "not applied: `matching: seed` is exactly the seed's rule and ignores \
                     corrections"
@@ -274,9 +283,14 @@ impl Corrections {
         if !gone.is_empty() {
             return format!("{} is no longer reported", gone.join(", "));
         }
-        "not applied: a split keeps some of them apart, or some are pre-existing findings, \
-         matched apart"
-            .to_owned()
+        if record.kind == CorrectionKind::Split {
+            // `issue` matching always keeps a split's pairs apart: not seen in practice.
+            return "not applied".to_owned();
+        }
+        if split {
+            return "not applied: a `/consensus split` keeps them apart".to_owned();
+        }
+        "not applied: some are pre-existing findings, matched apart from the others".to_owned()
     }
 }
 

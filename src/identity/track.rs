@@ -461,7 +461,10 @@ pub(super) fn access(
         Access::Granted { .. } => Ok(()),
         Access::Denied { role } => Err(Refused::new(
             RefusalKind::NoPermission,
-            format!("{login} has {role} permission; acknowledging needs write, maintain or admin"),
+            format!(
+                "{login} has {role} permission; acknowledging or correcting a merge needs \
+                 write, maintain or admin"
+            ),
         )),
         Access::Unknown(why) => unchecked(format!("permission could not be checked: {why}")),
     }

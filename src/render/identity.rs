@@ -193,7 +193,7 @@ pub fn commands(outcome: &Outcome) -> String {
     if !identity.refused.is_empty() {
         let _ = writeln!(
             out,
-            "\n### {} ({})\n\nNothing was acknowledged or taken back by these:\n",
+            "\n### {} ({})\n\nNothing was acknowledged, taken back or corrected by these:\n",
             REFUSED_TITLE,
             identity.refused.len()
         );
