@@ -16,7 +16,8 @@ fn is_zero(n: &usize) -> bool {
 /// Every finding (surfaced first, in rank order, then the suppressed, then the pre-existing)
 /// with its consensus fields, its synthesis fields, its members (each with its `finding_id`)
 /// and its identity (`fingerprint`, `state`, `new`, `first_seen`, `acknowledged`); then what
-/// changed since the last run and the acknowledgement commands that were not followed.
+/// changed since the last run, the commands that were not followed, and the corrections of
+/// merges in force.
 /// Borrows the outcome: serialise it with `serde_json::to_writer` (`publish::outputs::write_report`).
 #[derive(Debug, Serialize)]
 pub struct Report<'a> {
