@@ -16,7 +16,7 @@
 //! state block ([`CorrectionRecord`]); later runs resolve the command through that record,
 //! so it names the same findings while its comment exists. Deleting the comment undoes it.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::commands::{read_commands, Command, Refused, Verb};
 use super::fingerprint::{MemberKeys, RECIPE_VERSION};
@@ -79,6 +79,40 @@ impl Keys {
     }
 }
 
+/// Every finding's keys, and which findings hold each key.
+struct KeyIndex {
+    keys: Vec<Keys>,
+    holders: HashMap<String, Vec<usize>>,
+}
+
+impl KeyIndex {
+    fn of<'f>(findings: impl Iterator<Item = &'f NormalizedFinding>) -> KeyIndex {
+        let keys: Vec<Keys> = findings.map(Keys::of).collect();
+        let mut holders: HashMap<String, Vec<usize>> = HashMap::new();
+        for (i, k) in keys.iter().enumerate() {
+            for key in k.stable.iter().chain([&k.content]) {
+                let list = holders.entry(key.clone()).or_default();
+                if list.last() != Some(&i) {
+                    list.push(i);
+                }
+            }
+        }
+        KeyIndex { keys, holders }
+    }
+
+    fn holders(&self, key: &str) -> &[usize] {
+        self.holders.get(key).map_or(&[], Vec::as_slice)
+    }
+}
+
+impl std::ops::Index<usize> for KeyIndex {
+    type Output = Keys;
+
+    fn index(&self, i: usize) -> &Keys {
+        &self.keys[i]
+    }
+}
+
 impl Corrections {
     /// Read the PR's commands and judge its `split` and `same` ones against the findings of
     /// this run (before matching), the state of the last run and the permissions in
@@ -102,11 +136,7 @@ impl Corrections {
         let any = commands
             .iter()
             .any(|c| c.verb.as_ref().is_ok_and(Verb::is_correction));
-        let keys: Vec<Keys> = if any {
-            findings.iter().map(Keys::of).collect()
-        } else {
-            Vec::new()
-        };
+        let keys = KeyIndex::of(findings.iter().filter(|_| any));
         let mut perms = BTreeMap::new();
         let mut accepted = 0;
         let judged = commands
@@ -170,7 +200,7 @@ impl Corrections {
         if self.accepted().next().is_none() {
             return constraints;
         }
-        let keys: Vec<Keys> = findings.iter().map(Keys::of).collect();
+        let keys = KeyIndex::of(findings.iter());
         for (_, record) in self.accepted() {
             match record.kind {
                 CorrectionKind::Split => {
@@ -217,7 +247,7 @@ impl Corrections {
                 members.push(member);
             }
         }
-        let keys: Vec<Keys> = members.iter().map(|m| Keys::of(m)).collect();
+        let keys = KeyIndex::of(members.iter().copied());
         self.accepted()
             .map(|(command, record)| {
                 let groups: Vec<Vec<usize>> =
@@ -301,7 +331,7 @@ impl Corrections {
 fn judge_one(
     command: &Command,
     prior: &State,
-    keys: &[Keys],
+    keys: &KeyIndex,
     input: &IdentityInput,
     perms: &mut BTreeMap<String, PermRecord>,
 ) -> Option<Result<CorrectionRecord, Refused>> {
@@ -378,7 +408,7 @@ fn resolve(
 fn changes_something(
     record: &CorrectionRecord,
     prior: &State,
-    keys: &[Keys],
+    keys: &KeyIndex,
 ) -> Result<(), Refused> {
     let nothing = |why: String| Err(Refused::new(RefusalKind::NothingToCorrect, why));
     match (record.kind, &record.of[..]) {
@@ -419,10 +449,10 @@ fn earlier<'s>(prior: &'s State, fp: &str) -> Option<(&'s str, &'s Entry)> {
 /// The findings (indices into `keys`) `named` stands for: those with one of its keys; of
 /// several sharing a key, those on one of its review comments when any is. At most
 /// [`MAX_MEMBERS`], sorted.
-fn select(named: &NamedRecord, keys: &[Keys]) -> Vec<usize> {
+fn select(named: &NamedRecord, keys: &KeyIndex) -> Vec<usize> {
     let mut out = BTreeSet::new();
     for key in &named.keys {
-        let holders: Vec<usize> = (0..keys.len()).filter(|&i| keys[i].has(key)).collect();
+        let holders = keys.holders(key);
         let on_its_comments: Vec<usize> = holders
             .iter()
             .copied()
@@ -438,7 +468,7 @@ fn select(named: &NamedRecord, keys: &[Keys]) -> Vec<usize> {
 }
 
 /// How many of `members` are distinct findings (no key in common with an earlier one).
-fn distinct(members: &[usize], keys: &[Keys]) -> usize {
+fn distinct(members: &[usize], keys: &KeyIndex) -> usize {
     let mut firsts: Vec<usize> = Vec::new();
     for &m in members {
         if !firsts.iter().any(|&f| keys[f].shares_with(&keys[m])) {
