@@ -346,6 +346,24 @@ mod tests {
         assert!(!outcome.findings[0].suppressed);
     }
 
+    /// Corrections index every finding; the engine is given the PR's and the pre-existing
+    /// ones apart, so each pair goes to its side, renumbered, and a pair across is dropped.
+    #[test]
+    fn constraints_follow_the_findings_to_their_side() {
+        let constraints = Constraints {
+            apart: vec![(0, 2), (1, 3), (0, 1)],
+            together: vec![(2, 4), (3, 1), (9, 0)],
+        };
+        //                 0      1     2      3     4
+        let set_apart = [false, true, false, true, false];
+        let (own, apart) = partition_constraints(&constraints, &set_apart);
+        // The PR's findings 0, 2, 4 are 0, 1, 2; the pre-existing 1, 3 are 0, 1.
+        assert_eq!(own.apart, vec![(0, 1)]);
+        assert_eq!(own.together, vec![(1, 2)]);
+        assert_eq!(apart.apart, vec![(0, 1)]);
+        assert_eq!(apart.together, vec![(1, 0)]);
+    }
+
     /// A finding its bot marks pre-existing is set apart: matched only with other
     /// pre-existing findings, never adding to the PR's own findings' agreement, never gating;
     /// `include_pre_existing` treats it like any other.
