@@ -3,7 +3,7 @@
 
 use crate::adapters::{self, BotSelection, ExtractOptions};
 use crate::api::PrSnapshot;
-use crate::consensus::{self, ConsensusOptions};
+use crate::consensus::{self, ConsensusOptions, Constraints, Matching};
 use crate::gate;
 use crate::gate::RequiredGroup;
 use crate::identity::{self, IdentityInput};
@@ -115,20 +115,58 @@ pub fn analyze(
         bots_ran: Some(bots_ran),
         ..options.consensus.clone()
     };
+    // `/consensus split` and `same` change the clusters: judged now, on the findings as
+    // read, and handed to the matching as pairs to keep apart or put together.
+    let corrections = identity::Corrections::judge(
+        snapshot,
+        &findings,
+        &options.identity,
+        consensus_options.matching == Matching::Issue,
+    );
+    let mut constraints = corrections.constraints(&findings);
+    constraints
+        .apart
+        .extend(options.consensus.constraints.apart.iter().copied());
+    constraints
+        .together
+        .extend(options.consensus.constraints.together.iter().copied());
     // Pre-existing findings (not the PR's) are matched among themselves only: they neither
     // add to the agreement on the PR's own findings nor gate, and are shown apart.
+    let set_apart: Vec<bool> = findings
+        .iter()
+        .map(|f| f.pre_existing && !options.include_pre_existing)
+        .collect();
+    let (own_constraints, apart_constraints) = partition_constraints(&constraints, &set_apart);
     let (pre_existing, findings): (Vec<_>, Vec<_>) = findings
         .into_iter()
         .partition(|f| f.pre_existing && !options.include_pre_existing);
     // `findings` is not needed afterwards: the clusters take the findings, no copies.
-    let clusters = consensus::consensus_owned(findings, &consensus_options);
+    let clusters = consensus::consensus_owned(
+        findings,
+        &ConsensusOptions {
+            constraints: own_constraints,
+            ..consensus_options.clone()
+        },
+    );
     let mut synthesized = synthesis::synthesize(clusters, &synthesis_options);
     if !pre_existing.is_empty() {
-        let apart = consensus::consensus_owned(pre_existing, &consensus_options);
+        let apart = consensus::consensus_owned(
+            pre_existing,
+            &ConsensusOptions {
+                constraints: apart_constraints,
+                ..consensus_options
+            },
+        );
         synthesized.extend(synthesis::set_apart(apart, &synthesis_options));
     }
     // Acknowledgements are known before the gate: an acknowledged finding fails no rule.
-    let identity = identity::track(&mut synthesized, &statuses, snapshot, &options.identity);
+    let identity = identity::track(
+        &mut synthesized,
+        &statuses,
+        snapshot,
+        &options.identity,
+        &corrections,
+    );
     let not_reviewed = gate::not_reviewed(&statuses, &options.required);
     let gate = gate::decide_all(
         &synthesized,
@@ -153,6 +191,39 @@ pub fn analyze(
         gate,
         identity,
     }
+}
+
+/// `constraints` (indices into every finding) as two sets of indices: into the findings
+/// matched as the PR's (`set_apart[i]` false) and into those set apart, in order. A pair
+/// across the two is dropped: they are never matched together anyway.
+fn partition_constraints(
+    constraints: &Constraints,
+    set_apart: &[bool],
+) -> (Constraints, Constraints) {
+    let mut local = Vec::with_capacity(set_apart.len());
+    let (mut own, mut apart) = (0, 0);
+    for &a in set_apart {
+        let counter = if a { &mut apart } else { &mut own };
+        local.push(*counter);
+        *counter += 1;
+    }
+    let mut out = (Constraints::default(), Constraints::default());
+    let split = |pairs: &[(usize, usize)], own: &mut Vec<_>, apart: &mut Vec<_>| {
+        for &(x, y) in pairs {
+            match (set_apart.get(x), set_apart.get(y)) {
+                (Some(false), Some(false)) => own.push((local[x], local[y])),
+                (Some(true), Some(true)) => apart.push((local[x], local[y])),
+                _ => {}
+            }
+        }
+    };
+    split(&constraints.apart, &mut out.0.apart, &mut out.1.apart);
+    split(
+        &constraints.together,
+        &mut out.0.together,
+        &mut out.1.together,
+    );
+    out
 }
 
 /// The extra sources that are code scanning already (SARIF files): the SARIF output leaves
@@ -273,6 +344,24 @@ mod tests {
             &AnalysisOptions::default(),
         );
         assert!(!outcome.findings[0].suppressed);
+    }
+
+    /// Corrections index every finding; the engine is given the PR's and the pre-existing
+    /// ones apart, so each pair goes to its side, renumbered, and a pair across is dropped.
+    #[test]
+    fn constraints_follow_the_findings_to_their_side() {
+        let constraints = Constraints {
+            apart: vec![(0, 2), (1, 3), (0, 1)],
+            together: vec![(2, 4), (3, 1), (9, 0)],
+        };
+        //                 0      1     2      3     4
+        let set_apart = [false, true, false, true, false];
+        let (own, apart) = partition_constraints(&constraints, &set_apart);
+        // The PR's findings 0, 2, 4 are 0, 1, 2; the pre-existing 1, 3 are 0, 1.
+        assert_eq!(own.apart, vec![(0, 1)]);
+        assert_eq!(own.together, vec![(1, 2)]);
+        assert_eq!(apart.apart, vec![(0, 1)]);
+        assert_eq!(apart.together, vec![(1, 0)]);
     }
 
     /// A finding its bot marks pre-existing is set apart: matched only with other

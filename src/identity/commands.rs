@@ -1,6 +1,8 @@
-//! `/consensus ack <fingerprint> <reason> [until YYYY-MM-DD]` and `/consensus unack
+//! `/consensus ack <fingerprint> <reason> [until YYYY-MM-DD]`, `/consensus unack
+//! <fingerprint>`, `/consensus split <fingerprint>` and `/consensus same <fingerprint>
 //! <fingerprint>` lines in the PR's conversation comments (CONTRACT section 8). Parsing and
-//! the reason rules only; who may acknowledge is decided with the permissions in `track`.
+//! the reason rules only; who may send them is decided with the permissions in `track`,
+//! and what `split` and `same` name in `corrections`.
 
 use chrono::NaiveDate;
 
@@ -20,6 +22,19 @@ pub enum Verb {
         until: Option<NaiveDate>,
     },
     Unack,
+    /// The findings merged into the fingerprint are each their own.
+    Split,
+    /// The fingerprint and `other` (normalised, not the same text) are one finding.
+    Same {
+        other: String,
+    },
+}
+
+impl Verb {
+    /// `split` or `same`: decided before the findings are matched (`corrections`).
+    pub fn is_correction(&self) -> bool {
+        matches!(self, Verb::Split | Verb::Same { .. })
+    }
 }
 
 /// Why a command cannot be followed: the rule it breaks, and what about it breaks it (may
@@ -48,7 +63,8 @@ pub struct Command {
     pub comment_url: Option<String>,
     /// The line as written (clipped), for the list of refused commands.
     pub line: String,
-    /// The fingerprint it names, normalised; `None` when it names none.
+    /// The (first) fingerprint it names, normalised; `None` when it names none. `same`
+    /// names a second one in its verb.
     pub fingerprint: Option<String>,
     /// The request, or why it cannot be one (a malformed line, a bare-label reason).
     pub verb: Result<Verb, Refused>,
@@ -132,22 +148,66 @@ fn parse_line(line: &str) -> (Option<String>, Result<Verb, Refused>) {
     if verb.is_empty() {
         return (fingerprint, bad("nothing after /consensus".to_owned()));
     }
-    if verb != "ack" && verb != "unack" {
-        let why = format!("unknown command “{}”: ack or unack", clip(&verb, 20));
+    if !matches!(verb.as_str(), "ack" | "unack" | "split" | "same") {
+        let why = format!(
+            "unknown command “{}”: ack, unack, split or same",
+            clip(&verb, 20)
+        );
         return (fingerprint, bad(why));
     }
     let Some(target) = target else {
         return (None, bad(format!("no fingerprint after {verb}")));
     };
-    if fingerprint.is_none() {
-        let why = format!("“{}” is not a fingerprint", clip(target, 40));
-        return (None, bad(why));
-    }
-    if verb == "unack" {
-        return (fingerprint, Ok(Verb::Unack));
-    }
+    let Some(fingerprint) = fingerprint else {
+        return (None, bad(not_a_fingerprint(target)));
+    };
     let rest: Vec<&str> = words.collect();
-    (fingerprint, ack_reason(&rest))
+    let verb = match verb.as_str() {
+        "unack" => Ok(Verb::Unack),
+        "split" => match rest[..] {
+            [] => Ok(Verb::Split),
+            _ => bad(format!(
+                "split takes one fingerprint and nothing after it, not “{}”",
+                clip(&rest.join(" "), 40)
+            )),
+        },
+        "same" => same(&fingerprint, &rest),
+        _ => ack_reason(&rest),
+    };
+    (Some(fingerprint), verb)
+}
+
+/// Why `word` is not a fingerprint; a bare key (`1pksm0hp`) is told how to write it.
+fn not_a_fingerprint(word: &str) -> String {
+    match fingerprint::parse(&format!("{}{word}", fingerprint::PREFIX)) {
+        Some(fp) => format!(
+            "“{}” is not a fingerprint: write it as shown, {fp}",
+            clip(word, 40)
+        ),
+        None => format!("“{}” is not a fingerprint", clip(word, 40)),
+    }
+}
+
+/// The second fingerprint of `/consensus same <fingerprint> <fingerprint>`, and nothing
+/// after it.
+fn same(first: &str, rest: &[&str]) -> Result<Verb, Refused> {
+    let bad = |why: String| Err(Refused::new(RefusalKind::BadCommand, why));
+    let [word, after @ ..] = rest else {
+        return bad("same takes two fingerprints: the findings that are one".to_owned());
+    };
+    let Some(other) = fingerprint::parse(word) else {
+        return bad(not_a_fingerprint(word));
+    };
+    if !after.is_empty() {
+        return bad(format!(
+            "same takes two fingerprints and nothing after them, not “{}”",
+            clip(&after.join(" "), 40)
+        ));
+    }
+    if other == first {
+        return bad(format!("same names {first} twice: it takes two findings"));
+    }
+    Ok(Verb::Same { other })
 }
 
 /// The reason and the optional `until` date of an ack.
@@ -467,6 +527,107 @@ mod tests {
         // `until` followed by words is part of the reason.
         let command = read("/consensus ack rc-jvyr5cb6 kept until the parser is replaced");
         assert!(matches!(command.verb, Ok(Verb::Ack { until: None, .. })));
+    }
+
+    #[test]
+    fn split_and_same_are_read_with_their_fingerprints() {
+        let comments = vec![comment(
+            10,
+            "alice",
+            "These two are different bugs.\n/consensus split RC-JVYR5CB6\n\
+             /consensus same rc-jvyr5cb6 rc-1pksm0hp\n/consensus SAME rc-0o0o0o0o Rc-1I1L1i1l",
+        )];
+        let commands = read_commands(&comments);
+        assert_eq!(commands.len(), 3, "{commands:?}");
+        assert!(commands.iter().all(Command::is_well_formed));
+        assert_eq!(commands[0].fingerprint.as_deref(), Some("rc-jvyr5cb6"));
+        assert_eq!(commands[0].verb, Ok(Verb::Split));
+        assert_eq!(
+            commands[1].verb,
+            Ok(Verb::Same {
+                other: "rc-1pksm0hp".into()
+            })
+        );
+        // Case and Crockford's look-alikes, as for acks.
+        assert_eq!(commands[2].fingerprint.as_deref(), Some("rc-00000000"));
+        assert_eq!(
+            commands[2].verb,
+            Ok(Verb::Same {
+                other: "rc-11111111".into()
+            })
+        );
+        assert!(commands
+            .iter()
+            .all(|c| c.verb.as_ref().unwrap().is_correction()));
+        assert_eq!(commands[0].line, "/consensus split RC-JVYR5CB6");
+    }
+
+    #[test]
+    fn malformed_splits_and_sames_say_why() {
+        let read = |line: &str| read_commands(&[comment(1, "a", line)]).remove(0);
+        let cases = [
+            ("/consensus split", "no fingerprint after split"),
+            ("/consensus same", "no fingerprint after same"),
+            ("/consensus same rc-jvyr5cb6", "two fingerprints"),
+            (
+                "/consensus split rc-jvyr5cb6 these are two bugs",
+                "nothing after it, not “these are two bugs”",
+            ),
+            (
+                "/consensus same rc-jvyr5cb6 rc-1pksm0hp and rc-00000000",
+                "nothing after them",
+            ),
+            (
+                "/consensus same rc-jvyr5cb6 RC-JVYR5CB6",
+                "names rc-jvyr5cb6 twice",
+            ),
+            (
+                "/consensus same rc-jvyr5cb6 the-other",
+                "“the-other” is not a fingerprint",
+            ),
+            (
+                "/consensus split rc-jvyr5cb",
+                "“rc-jvyr5cb” is not a fingerprint",
+            ),
+            ("/consensus merge rc-jvyr5cb6", "ack, unack, split or same"),
+        ];
+        for (line, why) in cases {
+            let command = read(line);
+            let err = command.verb.clone().unwrap_err();
+            assert_eq!(err.kind, RefusalKind::BadCommand, "{line}");
+            assert!(err.why.contains(why), "{line}: {err:?}");
+            assert!(!command.is_well_formed(), "{line}");
+        }
+    }
+
+    /// A key written without `rc-` (copied from the state block, or typed from memory) is
+    /// refused with the fingerprint to write instead, in every command.
+    #[test]
+    fn a_bare_fingerprint_is_refused_with_how_to_write_it() {
+        let read = |line: &str| read_commands(&[comment(1, "a", line)]).remove(0);
+        for line in [
+            "/consensus split jvyr5cb6",
+            "/consensus ack JVYR5CB6 validated by the router upstream",
+            "/consensus unack jvyr5cb6",
+        ] {
+            let err = read(line).verb.unwrap_err();
+            assert_eq!(err.kind, RefusalKind::BadCommand, "{line}");
+            assert!(
+                err.why
+                    .contains("not a fingerprint: write it as shown, rc-jvyr5cb6"),
+                "{line}: {err:?}"
+            );
+        }
+        let err = read("/consensus same rc-1pksm0hp jvyr5cb6")
+            .verb
+            .unwrap_err();
+        assert!(
+            err.why.contains("write it as shown, rc-jvyr5cb6"),
+            "{err:?}"
+        );
+        // Not a key either: no suggestion.
+        let err = read("/consensus split jvyr").verb.unwrap_err();
+        assert_eq!(err.why, "“jvyr” is not a fingerprint");
     }
 
     /// The rules the comment shows say what the parser does.

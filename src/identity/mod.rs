@@ -1,10 +1,12 @@
 //! Identity across runs (CONTRACT section 8, docs/identity.md), a pure stage after
 //! synthesis: a fingerprint per finding that survives pushes, the state block our sticky
 //! comment carries from run to run, `/consensus ack` commands, and what changed since the
-//! last run. No I/O and no clock: the edge reads our comment, looks up the commenters'
+//! last run. `/consensus split` and `same` ([`corrections`]) are judged before matching,
+//! since they change the clusters. No I/O and no clock: the edge reads our comment, looks up the commenters'
 //! permissions and passes today's date in.
 
 pub mod commands;
+pub mod corrections;
 pub mod fingerprint;
 pub mod state;
 mod track;
@@ -14,9 +16,11 @@ use std::collections::BTreeMap;
 use chrono::NaiveDate;
 
 pub use crate::model::identity::{
-    Ack, FindingIdentity, FindingState, Lapsed, Refusal, RefusalKind, RunIdentity, Tracked,
+    Ack, Correction, CorrectionKind, FindingIdentity, FindingState, Lapsed, Refusal, RefusalKind,
+    RunIdentity, Tracked,
 };
 pub use commands::{read_commands, Command, Refused, Verb};
+pub use corrections::Corrections;
 pub use state::State;
 pub use track::track;
 
@@ -26,7 +30,7 @@ pub const MAX_PERMISSION_LOOKUPS: usize = 20;
 /// A commenter's permission on the repository, as the edge found it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Access {
-    /// `write`, `maintain` or `admin`: may acknowledge.
+    /// `write`, `maintain` or `admin`: may acknowledge and correct merges.
     Granted { role: String },
     /// Any other role (`read`, `triage`, not a collaborator).
     Denied { role: String },

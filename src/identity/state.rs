@@ -7,8 +7,12 @@ use std::collections::BTreeSet;
 
 use serde::Serialize;
 
+use super::corrections::MAX_CORRECTIONS;
 use super::fingerprint;
-pub use crate::model::identity::{AckRecord, Entry, PermRecord, State};
+use crate::model::identity::CorrectionKind;
+pub use crate::model::identity::{
+    AckRecord, CorrectionRecord, Entry, NamedRecord, PermRecord, State,
+};
 use crate::render::escape::json_for_html_comment;
 
 /// The block's format version.
@@ -92,6 +96,20 @@ impl State {
             }
         }
         self.acks.retain(|fp, _| fingerprint(fp));
+        // A correction names one finding (`split`) or two (`same`), each well formed.
+        self.corrections.retain(|r| {
+            let arity = match r.kind {
+                CorrectionKind::Split => 1,
+                CorrectionKind::Same => 2,
+            };
+            r.of.len() == arity && r.of.iter().all(|n| fingerprint(&n.fp))
+        });
+        self.corrections.truncate(MAX_CORRECTIONS);
+        for named in self.corrections.iter_mut().flat_map(|r| r.of.iter_mut()) {
+            named.keys.retain(|k| key(k));
+            named.keys.truncate(MAX_KEYS);
+            named.comments.truncate(MAX_COMMENTS);
+        }
     }
 }
 
@@ -107,8 +125,9 @@ pub fn clip(text: &str, max: usize) -> String {
 
 /// Drop what matters least until the encoded block fits in `max_chars`: findings resolved
 /// before this head, then suppressed ones, then the permission cache, the acknowledgement
-/// records, findings resolved at this head, findings no longer reported, and last the
-/// findings of this run. Within a class, in fingerprint order (deterministic).
+/// records, findings resolved at this head, findings no longer reported, the findings of
+/// this run, and last the corrections (the latest first; at most [`MAX_CORRECTIONS`], they
+/// fit long before). Within a class, in fingerprint order (deterministic).
 pub fn bound(state: &mut State, current: &BTreeSet<String>, max_chars: usize) {
     let excess = state.seen.len().saturating_sub(MAX_ENTRIES);
     if excess > 0 {
@@ -116,7 +135,7 @@ pub fn bound(state: &mut State, current: &BTreeSet<String>, max_chars: usize) {
             .into_iter()
             .filter_map(|v| match v {
                 Victim::Seen(fp) => Some(fp),
-                Victim::Perm(_) | Victim::Ack(_) => None,
+                Victim::Perm(_) | Victim::Ack(_) | Victim::Correction(_) => None,
             })
             .take(excess)
             .collect();
@@ -144,6 +163,8 @@ enum Victim {
     Seen(String),
     Perm(String),
     Ack(String),
+    /// By index: listed from the last, so that removing one leaves the others' in place.
+    Correction(usize),
 }
 
 impl Victim {
@@ -160,6 +181,10 @@ impl Victim {
             Victim::Seen(fp) => cost(fp, state.seen.remove(fp)),
             Victim::Perm(login) => cost(login, state.perms.remove(login)),
             Victim::Ack(fp) => cost(fp, state.acks.remove(fp)),
+            Victim::Correction(i) => {
+                let record = (*i < state.corrections.len()).then(|| state.corrections.remove(*i));
+                cost("", record)
+            }
         }
     }
 }
@@ -186,6 +211,7 @@ fn victims(state: &State, current: &BTreeSet<String>) -> Vec<Victim> {
     out.extend(seen(&|fp, e| {
         e.is_open() && !e.suppressed && current.contains(fp)
     }));
+    out.extend((0..state.corrections.len()).rev().map(Victim::Correction));
     out
 }
 
@@ -251,6 +277,47 @@ mod tests {
         let body = format!("<!-- review-bot-ack -->\n## verdict\n\n{block}\n");
         assert_eq!(decode(&body), Ok(Some(s)));
         assert_eq!(decode("<!-- review-bot-ack -->\nno block"), Ok(None));
+    }
+
+    /// The corrections in force round-trip; on reading, one naming a malformed fingerprint
+    /// or the wrong number of them is dropped, and keys not in the recipe's alphabet go.
+    #[test]
+    fn corrections_round_trip_and_malformed_ones_are_dropped() {
+        let named = |fp: &str| NamedRecord {
+            fp: fp.into(),
+            keys: vec!["abcdefgh".into(), "`oops`".into()],
+            comments: vec![2_561_302_207],
+        };
+        let record = |kind, of: Vec<NamedRecord>| CorrectionRecord {
+            kind,
+            by: "@alice".into(),
+            id: 9,
+            of,
+        };
+        let mut s = state();
+        s.corrections = vec![
+            record(CorrectionKind::Split, vec![named("rc-abcdefgh")]),
+            record(CorrectionKind::Same, vec![named("rc-abcdefgh")]),
+            record(CorrectionKind::Split, vec![named("rc-`evil`")]),
+            record(
+                CorrectionKind::Same,
+                vec![named("rc-abcdefgh"), named("rc-00000000")],
+            ),
+        ];
+        let block = encode(&s);
+        assert!(block.contains(r#""corrections":[{"do":"split","by":"\u0040alice","id":9"#));
+        let read = decode(&block).unwrap().unwrap();
+        assert_eq!(read.corrections.len(), 2);
+        assert_eq!(read.corrections[0].kind, CorrectionKind::Split);
+        assert_eq!(read.corrections[1].of[1].fp, "rc-00000000");
+        assert!(read
+            .corrections
+            .iter()
+            .flat_map(|r| &r.of)
+            .all(|n| n.keys == ["abcdefgh"] && n.comments == [2_561_302_207]));
+        let mut clean = read.clone();
+        clean.sanitise();
+        assert_eq!(decode(&encode(&clean)), Ok(Some(clean)));
     }
 
     #[test]

@@ -5,7 +5,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use chrono::NaiveDate;
 
-use super::commands::{read_commands, Command, Refused, Verb};
+use super::commands::{Command, Refused, Verb};
+use super::corrections::Corrections;
 use super::fingerprint::{self, MemberKeys, RECIPE_VERSION};
 use super::state::{
     self, clip, AckRecord, Entry, PermRecord, State, FILE_CHARS, MAX_ALIASES, MAX_BOTS,
@@ -23,11 +24,14 @@ const HEAD_CHARS: usize = 10;
 
 /// Fingerprint every finding, classify what changed since the last run, apply the
 /// acknowledgements in the PR's comments, and return the state for the next run.
+/// `corrections` holds the PR's commands, with the `split` and `same` ones judged before
+/// the findings were matched.
 pub fn track(
     findings: &mut [SynthesizedFinding],
     sources: &[SourceStatus],
     snapshot: Option<&PrSnapshot>,
     input: &IdentityInput,
+    corrections: &Corrections,
 ) -> RunIdentity {
     let head: String = snapshot
         .map(|s| s.head_sha().chars().take(HEAD_CHARS).collect())
@@ -38,16 +42,18 @@ pub fn track(
     let Named { mut seen, alias_of } = name(findings, &keys, &matched, &prior, &head);
     let (resolved, mut awaiting) =
         follow_the_missing(&prior, &matched, sources, snapshot, &head, &mut seen);
-    let commands = snapshot.map_or_else(Vec::new, |s| read_commands(&s.issue_comments));
     let Judged {
         mut acks,
         refused,
-        perms,
-    } = judge_commands(&commands, &seen, &alias_of, input);
+        mut perms,
+    } = judge_commands(corrections, &seen, &alias_of, input);
+    for (login, record) in corrections.perms() {
+        perms.entry(login.clone()).or_insert_with(|| record.clone());
+    }
     let lapsed = lapse(&mut acks, input.today);
     mark_acknowledged(findings, &mut awaiting, &acks);
     let current: BTreeSet<String> = matched.fingerprints.iter().cloned().collect();
-    let next = next_state(input, head, seen, &acks, perms, &current);
+    let next = next_state(input, head, seen, &acks, perms, corrections, &current);
     RunIdentity {
         first_run: input.prior.state.is_none(),
         baseline: Some(next.prev.clone()).filter(|p| !p.is_empty()),
@@ -55,6 +61,7 @@ pub fn track(
         awaiting,
         refused,
         lapsed,
+        corrections: corrections.outcome(findings),
         notes,
         state: next,
     }
@@ -95,6 +102,7 @@ fn name(
 ) -> Named {
     let mut seen: BTreeMap<String, Entry> = BTreeMap::new();
     let mut alias_of: HashMap<String, String> = HashMap::new();
+    let current: HashSet<&str> = matched.fingerprints.iter().map(String::as_str).collect();
     for (i, finding) in findings.iter_mut().enumerate() {
         let fp = matched.fingerprints[i].clone();
         let earlier = matched.claimed.get(&fp).and_then(|_| prior.seen.get(&fp));
@@ -102,7 +110,10 @@ fn name(
             .map(|e| e.first.clone())
             .or_else(|| matched.inherited[i].clone())
             .unwrap_or_else(|| head.to_owned());
-        let aliases = aliases_of(i, earlier, matched, prior);
+        // A fingerprint of this run is no other finding's alias (a `same` taken back: the
+        // finding that had joined is its own again).
+        let mut aliases = aliases_of(i, earlier, matched, prior);
+        aliases.retain(|a| !current.contains(a.as_str()));
         for alias in &aliases {
             alias_of.insert(alias.clone(), fp.clone());
         }
@@ -220,9 +231,10 @@ struct Judged {
 
 /// Follow the commands in order (recomputed from the comments every run): each names a
 /// finding of the PR (or an alias of one) and comes from a person allowed to acknowledge,
-/// or it is refused with why.
+/// or it is refused with why. `split` and `same` were judged before matching: only their
+/// refusals are taken, in their place among the others.
 fn judge_commands(
-    commands: &[Command],
+    corrections: &Corrections,
     seen: &BTreeMap<String, Entry>,
     alias_of: &HashMap<String, String>,
     input: &IdentityInput,
@@ -238,11 +250,15 @@ fn judge_commands(
         })
     };
     let mut judged = Judged::default();
-    for command in commands {
-        let refused = match admissible(command, &known, input, &mut judged.perms) {
-            Ok(None) => None,
-            Ok(Some((verb, target))) => judged.follow(command, verb, target).err(),
-            Err(refused) => Some(refused),
+    for (i, command) in corrections.commands.iter().enumerate() {
+        let refused = match corrections.judged(i) {
+            Some(Ok(_)) => None,
+            Some(Err(refused)) => Some(refused.clone()),
+            None => match admissible(command, &known, input, &mut judged.perms) {
+                Ok(None) => None,
+                Ok(Some((verb, target))) => judged.follow(command, verb, target).err(),
+                Err(refused) => Some(refused),
+            },
         };
         if let Some(Refused { kind, why }) = refused {
             judged.refused.push(Refusal {
@@ -308,6 +324,8 @@ impl Judged {
                     format!("{target} is not acknowledged: nothing to take back"),
                 )),
             },
+            // Judged before matching (`Corrections`); never reaches here.
+            Verb::Split | Verb::Same { .. } => Ok(()),
         }
     }
 }
@@ -359,6 +377,7 @@ fn next_state(
     seen: BTreeMap<String, Entry>,
     acks: &BTreeMap<String, Ack>,
     perms: BTreeMap<String, PermRecord>,
+    corrections: &Corrections,
     current: &BTreeSet<String>,
 ) -> State {
     let mut next = State {
@@ -384,14 +403,15 @@ fn next_state(
             })
             .collect(),
         perms,
+        corrections: corrections.records(),
     };
     state::bound(&mut next, current, state::MAX_CHARS);
     next
 }
 
-/// Whether `login` may acknowledge: this run's lookup, else the cache (fresh, or any age
-/// offline). Records what was used for the next state's cache.
-fn access(
+/// Whether `login` may acknowledge or correct a merge: this run's lookup, else the cache
+/// (fresh, or any age offline). Records what was used for the next state's cache.
+pub(super) fn access(
     login: &str,
     input: &IdentityInput,
     perms: &mut BTreeMap<String, PermRecord>,
@@ -441,7 +461,10 @@ fn access(
         Access::Granted { .. } => Ok(()),
         Access::Denied { role } => Err(Refused::new(
             RefusalKind::NoPermission,
-            format!("{login} has {role} permission; acknowledging needs write, maintain or admin"),
+            format!(
+                "{login} has {role} permission; acknowledging or correcting a merge needs \
+                 write, maintain or admin"
+            ),
         )),
         Access::Unknown(why) => unchecked(format!("permission could not be checked: {why}")),
     }
@@ -575,9 +598,10 @@ struct Matched {
     inherited: Vec<Option<String>>,
 }
 
-/// Stable keys first, then content keys: each cluster takes over the earlier fingerprint
-/// its keys match best (more keys in common, open before resolved, then fingerprint order);
-/// an earlier fingerprint goes to one cluster only. The rest are minted from their primary
+/// A fingerprint minted from one of its own keys first, then stable keys, then content
+/// keys: each cluster takes over the earlier fingerprint its keys match best (more keys in
+/// common, open before resolved, then fingerprint order); an earlier fingerprint goes to one
+/// cluster only. The rest are minted from their primary
 /// key, with a counter when two would collide.
 fn assign(keys: &[ClusterKeys], prior: &State) -> Matched {
     let mut index: HashMap<&str, Vec<&str>> = HashMap::new();
@@ -604,20 +628,33 @@ fn assign(keys: &[ClusterKeys], prior: &State) -> Matched {
         });
         ranked.into_iter().map(|(fp, _)| fp.to_owned()).collect()
     };
-    for pass in [Pass::Stable, Pass::Content] {
+    for pass in [Pass::Own, Pass::Stable, Pass::Content] {
         for (i, cluster) in keys.iter().enumerate() {
             if fingerprints[i].is_some() {
                 continue;
             }
-            let ranked = candidates(match pass {
-                Pass::Stable => &cluster.stable,
-                Pass::Content => &cluster.content,
-            });
+            let ranked = match pass {
+                // An earlier fingerprint minted from one of the cluster's own keys: after a
+                // split, the fingerprint stays with the piece holding the finding it was
+                // minted from, whatever the order of the pieces.
+                Pass::Own => {
+                    let all: Vec<String> = cluster.all().cloned().collect();
+                    let mut owned = candidates(&all);
+                    owned.retain(|fp| {
+                        fp.strip_prefix(fingerprint::PREFIX)
+                            .is_some_and(|key| all.iter().any(|k| k == key))
+                    });
+                    owned
+                }
+                Pass::Stable => candidates(&cluster.stable),
+                Pass::Content => candidates(&cluster.content),
+            };
             match ranked.iter().find(|fp| !claimed.contains_key(*fp)) {
                 Some(fp) => {
                     claimed.insert(fp.clone(), i);
                     fingerprints[i] = Some(fp.clone());
                 }
+                None if matches!(pass, Pass::Own) => {}
                 None => {
                     if inherited[i].is_none() {
                         inherited[i] = ranked
@@ -659,13 +696,21 @@ fn assign(keys: &[ClusterKeys], prior: &State) -> Matched {
     }
     // An earlier finding merged into a cluster when one of its keys, which the cluster's
     // own earlier finding did not have, is now in the cluster. (A duplicate with the same
-    // keys as the one kept has not merged: it is gone.)
+    // keys as the one kept has not merged: it is gone.) A key another earlier finding's
+    // fingerprint was minted from is that finding's, even when the kept one still lists it
+    // (a piece split off and joined again: its fingerprint becomes an alias, it is not
+    // resolved).
     let kept_keys = |i: usize| -> HashSet<&str> {
         claimed
             .iter()
             .filter(|(_, c)| **c == i)
-            .filter_map(|(fp, _)| prior.seen.get(fp))
-            .flat_map(|e| e.keys.iter().map(String::as_str))
+            .filter_map(|(fp, _)| prior.seen.get(fp).map(|e| (fp, e)))
+            .flat_map(|(fp, e)| {
+                e.keys.iter().map(String::as_str).filter(move |k| {
+                    let owner = fingerprint::from_key(k);
+                    owner == *fp || !prior.seen.contains_key(&owner)
+                })
+            })
             .collect()
     };
     let mut absorbed = HashMap::new();
@@ -697,6 +742,7 @@ fn assign(keys: &[ClusterKeys], prior: &State) -> Matched {
 
 #[derive(Clone, Copy)]
 enum Pass {
+    Own,
     Stable,
     Content,
 }

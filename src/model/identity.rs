@@ -117,10 +117,15 @@ pub enum RefusalKind {
     PermissionUnchecked,
     /// `unack` of a finding with no acknowledgement in force.
     NotAcknowledged,
+    /// `split` of a finding that is one bot's finding, or `same` of two fingerprints that
+    /// already name one finding.
+    NothingToCorrect,
+    /// A `split` or `same` past the corrections one pull request keeps.
+    TooManyCorrections,
 }
 
 impl RefusalKind {
-    pub const ALL: [RefusalKind; 8] = [
+    pub const ALL: [RefusalKind; 10] = [
         RefusalKind::BadCommand,
         RefusalKind::BadReason,
         RefusalKind::BadDate,
@@ -129,6 +134,8 @@ impl RefusalKind {
         RefusalKind::NoPermission,
         RefusalKind::PermissionUnchecked,
         RefusalKind::NotAcknowledged,
+        RefusalKind::NothingToCorrect,
+        RefusalKind::TooManyCorrections,
     ];
 
     /// The code in the report (kebab-case, as serialised).
@@ -142,6 +149,8 @@ impl RefusalKind {
             RefusalKind::NoPermission => "no-permission",
             RefusalKind::PermissionUnchecked => "permission-unchecked",
             RefusalKind::NotAcknowledged => "not-acknowledged",
+            RefusalKind::NothingToCorrect => "nothing-to-correct",
+            RefusalKind::TooManyCorrections => "too-many-corrections",
         }
     }
 
@@ -150,9 +159,10 @@ impl RefusalKind {
         match self {
             RefusalKind::BadCommand => {
                 "A command is a line of its own in a conversation comment: `/consensus ack \
-                 <fingerprint> <reason> [until YYYY-MM-DD]` or `/consensus unack \
-                 <fingerprint>`, with the fingerprint shown beside the finding (`rc-` and 8 \
-                 characters)."
+                 <fingerprint> <reason> [until YYYY-MM-DD]`, `/consensus unack \
+                 <fingerprint>`, `/consensus split <fingerprint>` or `/consensus same \
+                 <fingerprint> <fingerprint>`, with the fingerprints shown beside the findings \
+                 (`rc-` and 8 characters)."
             }
             RefusalKind::BadReason => {
                 "The reason must have at least 12 characters and say why the finding does not \
@@ -166,21 +176,76 @@ impl RefusalKind {
             RefusalKind::UnknownFingerprint => {
                 "The fingerprint must be one shown beside a finding of this pull request."
             }
-            RefusalKind::BotAccount => "Only people can acknowledge findings, not bot accounts.",
+            RefusalKind::BotAccount => {
+                "Only people can acknowledge findings or correct a merge, not bot accounts."
+            }
             RefusalKind::NoPermission => {
-                "Acknowledging needs write, maintain or admin permission on the repository."
+                "Acknowledging or correcting a merge needs write, maintain or admin permission \
+                 on the repository."
             }
             RefusalKind::PermissionUnchecked => {
-                "Acknowledging needs write, maintain or admin permission on the repository, \
-                 checked with GitHub; a command whose author could not be checked yet is \
-                 looked at again on the next run."
+                "Acknowledging or correcting a merge needs write, maintain or admin permission \
+                 on the repository, checked with GitHub; a command whose author could not be \
+                 checked yet is looked at again on the next run."
             }
             RefusalKind::NotAcknowledged => {
                 "`/consensus unack` takes back an acknowledgement in force; the finding has \
                  none."
             }
+            RefusalKind::NothingToCorrect => {
+                "`/consensus split` takes a finding several findings were merged into, and \
+                 `/consensus same` two fingerprints of different findings."
+            }
+            RefusalKind::TooManyCorrections => {
+                "At most 20 `split` and `same` commands are followed on one pull request; \
+                 delete the ones no longer needed."
+            }
         }
     }
+}
+
+/// A person's correction of a merge: `/consensus split` or `/consensus same`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CorrectionKind {
+    /// `/consensus split <fingerprint>`: the findings merged into it are each their own.
+    Split,
+    /// `/consensus same <fingerprint> <fingerprint>`: the two are one finding.
+    Same,
+}
+
+impl CorrectionKind {
+    /// The command's word.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CorrectionKind::Split => "split",
+            CorrectionKind::Same => "same",
+        }
+    }
+}
+
+/// A correction in force this run: what it named, who asked where, and the findings of
+/// this run it touched.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Correction {
+    pub kind: CorrectionKind,
+    /// The fingerprints the command named (one for `split`, two for `same`), normalised.
+    pub fingerprints: Vec<String>,
+    pub by: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub comment_url: Option<String>,
+    #[serde(default)]
+    pub comment_id: u64,
+    /// This run's fingerprints of the findings holding the members it named (for `split`
+    /// the pieces, for `same` the one they joined), in rank order.
+    #[serde(default)]
+    pub findings: Vec<String>,
+    /// Whether this run's findings are as it asks: for `split` no two of the members in one
+    /// finding, for `same` all of them in one.
+    pub applied: bool,
+    /// Why it is not applied, when it is not (our own text).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 /// An acknowledgement whose `until` day has passed.
@@ -208,6 +273,9 @@ pub struct RunIdentity {
     pub refused: Vec<Refusal>,
     #[serde(default)]
     pub lapsed: Vec<Lapsed>,
+    /// `/consensus split` and `same` commands in force, in the order they were said.
+    #[serde(default)]
+    pub corrections: Vec<Correction>,
     /// About the state itself (a block that could not be read, ...).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
@@ -243,6 +311,10 @@ pub struct State {
     /// Commenters' repository permission, by lowercase login.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub perms: BTreeMap<String, PermRecord>,
+    /// The `/consensus split` and `same` commands in force, in the order they were said,
+    /// each with what resolves its fingerprints again on later runs.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub corrections: Vec<CorrectionRecord>,
 }
 
 /// One finding seen on the PR.
@@ -289,6 +361,31 @@ pub struct AckRecord {
     /// The command's comment.
     #[serde(default)]
     pub id: u64,
+}
+
+/// An accepted `/consensus split` or `same`, as the state block keeps it: the command's
+/// comment and, for each fingerprint it named, that finding's members as they were when it
+/// was first followed (its keys and review comments), so that it names the same findings
+/// on every later run, whatever became of the fingerprint since.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CorrectionRecord {
+    #[serde(rename = "do")]
+    pub kind: CorrectionKind,
+    pub by: String,
+    /// The command's comment.
+    pub id: u64,
+    /// Each fingerprint named, in the command's order.
+    pub of: Vec<NamedRecord>,
+}
+
+/// One fingerprint a correction named, and its members' keys and review comments.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct NamedRecord {
+    pub fp: String,
+    #[serde(rename = "k", default)]
+    pub keys: Vec<String>,
+    #[serde(rename = "c", default, skip_serializing_if = "Vec::is_empty")]
+    pub comments: Vec<u64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]

@@ -1,11 +1,11 @@
 //! The sticky comment's identity parts (CONTRACT section 8): the fingerprint beside each
-//! finding, what changed since the last run, acknowledged findings, commands not followed,
-//! and the hidden state block. Text from people and bots goes through `escape_inline`.
+//! finding, what changed since the last run, acknowledged findings, merges people
+//! corrected, commands not followed, and the hidden state block. Text from people and bots goes through `escape_inline`.
 
 use std::fmt::Write as _;
 
 use crate::identity::state::{self, clip};
-use crate::identity::{Ack, Refusal, RefusalKind, Tracked};
+use crate::identity::{Ack, Correction, CorrectionKind, Refusal, RefusalKind, Tracked};
 use crate::model::{Outcome, SynthesizedFinding};
 use crate::render::escape::{escape_inline, escape_url};
 
@@ -128,6 +128,46 @@ pub fn acknowledged(
     out
 }
 
+/// The lines under a finding that say which `/consensus split` or `same` made it what it
+/// is: `  ✂️ split from `rc-…` at the request of alice · [comment](…)`. Empty for most.
+pub fn corrections_of(finding: &SynthesizedFinding, outcome: &Outcome) -> String {
+    let Some(fp) = finding.fingerprint() else {
+        return String::new();
+    };
+    let mut out = String::new();
+    for correction in &outcome.identity.corrections {
+        if correction.findings.iter().any(|f| f == fp) {
+            let _ = writeln!(out, "  {}", correction_text(correction));
+        }
+    }
+    out
+}
+
+/// `✂️ split from `rc-…` at the request of alice · [comment](…)`, or `🔗 joined `rc-…` and
+/// `rc-…` at the request of bob`, and why it is not applied when it is not. The login is
+/// people's text (escaped); fingerprints are our own alphabet.
+fn correction_text(correction: &Correction) -> String {
+    let named: Vec<String> = correction
+        .fingerprints
+        .iter()
+        .map(|fp| format!("`{}`", escape_inline(fp)))
+        .collect();
+    let by = escape_inline(&clip(&correction.by, LOGIN_CHARS));
+    let mut text = match correction.kind {
+        CorrectionKind::Split => {
+            format!("✂️ split from {} at the request of {by}", named.join(", "))
+        }
+        CorrectionKind::Same => format!("🔗 joined {} at the request of {by}", named.join(" and ")),
+    };
+    if let Some(url) = correction.comment_url.as_deref().and_then(escape_url) {
+        let _ = write!(text, " · [comment]({url})");
+    }
+    if let Some(note) = &correction.note {
+        let _ = write!(text, " — {}", escape_inline(note));
+    }
+    text
+}
+
 fn ack_text(ack: &Ack) -> String {
     let mut text = format!(
         "acknowledged by {}: “{}”",
@@ -153,7 +193,7 @@ pub fn commands(outcome: &Outcome) -> String {
     if !identity.refused.is_empty() {
         let _ = writeln!(
             out,
-            "\n### {} ({})\n\nNothing was acknowledged or taken back by these:\n",
+            "\n### {} ({})\n\nNothing was acknowledged, taken back or corrected by these:\n",
             REFUSED_TITLE,
             identity.refused.len()
         );
@@ -164,6 +204,23 @@ pub fn commands(outcome: &Outcome) -> String {
                 let _ = writeln!(out, "- {}", kind.rule());
             }
         }
+    }
+    if !identity.corrections.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n<details>\n<summary>Merges corrected by people ({})</summary>\n",
+            identity.corrections.len()
+        );
+        push_capped(&mut out, identity.corrections.iter(), |c| {
+            let now: Vec<String> = c.findings.iter().map(|fp| format!("`{fp}`")).collect();
+            let mut line = format!("- {}", correction_text(c));
+            if !now.is_empty() {
+                let _ = write!(line, " → now {}", now.join(", "));
+            }
+            line.push('\n');
+            line
+        });
+        out.push_str("\n</details>\n");
     }
     if !identity.lapsed.is_empty() {
         let _ = writeln!(
@@ -181,12 +238,16 @@ pub fn commands(outcome: &Outcome) -> String {
         push_capped(&mut out, lapsed, |line| line);
         out.push_str("\n</details>\n");
     }
-    let any = outcome.findings.iter().any(|f| !f.suppressed) || !identity.refused.is_empty();
+    let any = outcome.findings.iter().any(|f| !f.suppressed)
+        || !identity.refused.is_empty()
+        || !identity.corrections.is_empty();
     if (any || !identity.lapsed.is_empty()) && identity.state.v != 0 {
         out.push_str(
             "\n<sub>To acknowledge a finding, comment `/consensus ack <fingerprint> <reason> \
              [until YYYY-MM-DD]` (needs write access; a reason, not just a label); \
-             `/consensus unack <fingerprint>` takes it back.</sub>\n",
+             `/consensus unack <fingerprint>` takes it back. To correct a merge, \
+             `/consensus split <fingerprint>` or `/consensus same <fingerprint> \
+             <fingerprint>`; deleting the comment undoes it.</sub>\n",
         );
     }
     out
@@ -316,12 +377,13 @@ mod tests {
             .collect();
         let body = render_comment(&outcome, &RenderOptions::default());
         let top = body.find("### Confirmed").unwrap_or(body.len());
+        let n = RefusalKind::ALL.len();
         assert!(
-            body[..top].contains("⚠️ 8 `/consensus` command(s) not followed"),
+            body[..top].contains(&format!("⚠️ {n} `/consensus` command(s) not followed")),
             "the top of the comment points to them: {body}"
         );
         let at = body
-            .find("### Commands not followed (8)")
+            .find(&format!("### Commands not followed ({n})"))
             .expect("unfolded");
         let section = &body[at..];
         for kind in RefusalKind::ALL {
@@ -354,6 +416,87 @@ mod tests {
         assert_eq!(body.matches("— not followed:").count(), 25);
         assert!(body.contains("… and 15 more"), "{body}");
         assert_eq!(body.matches(RefusalKind::BadReason.rule()).count(), 1);
+    }
+
+    /// Each correction in force is shown under the findings it made and listed, folded,
+    /// with who asked and where; the login is people's text, escaped like the rest.
+    #[test]
+    fn corrections_are_shown_beside_their_findings_escaped() {
+        use crate::identity::{Correction, CorrectionKind};
+        let mut outcome = analyze(
+            None,
+            &BotSelection::Listed(Vec::new()),
+            many(2),
+            &AnalysisOptions::default(),
+        );
+        let fps: Vec<String> = outcome
+            .findings
+            .iter()
+            .map(|f| f.fingerprint().unwrap().to_owned())
+            .collect();
+        // Within the 40 characters of a login shown.
+        let hostile = "**x**@bob</details><!-- review-bot-ack";
+        outcome.identity.corrections = vec![
+            Correction {
+                kind: CorrectionKind::Split,
+                fingerprints: vec!["rc-00000000".into()],
+                by: hostile.into(),
+                comment_url: Some("https://github.com/o/r/pull/1#issuecomment-7".into()),
+                comment_id: 7,
+                findings: fps.clone(),
+                applied: true,
+                note: None,
+            },
+            Correction {
+                kind: CorrectionKind::Same,
+                fingerprints: vec![fps[0].clone(), "rc-11111111".into()],
+                by: "carol".into(),
+                comment_url: None,
+                comment_id: 8,
+                findings: vec![fps[0].clone()],
+                applied: false,
+                note: Some("rc-11111111 is no longer reported".into()),
+            },
+        ];
+        let body = render_comment(&outcome, &RenderOptions::default());
+        let split = "✂️ split from `rc-00000000` at the request of ";
+        assert_eq!(
+            body.matches(split).count(),
+            3,
+            "two findings and the list: {body}"
+        );
+        assert!(body.contains(&format!(
+            "🔗 joined `{}` and `rc-11111111` at the request of carol — rc-11111111 is no \
+             longer reported",
+            fps[0]
+        )));
+        assert!(body.contains("[comment](https://github.com/o/r/pull/1#issuecomment-7)"));
+        assert!(body.contains("<summary>Merges corrected by people (2)</summary>"));
+        assert!(body.contains(&format!("→ now `{}`, `{}`", fps[0], fps[1])));
+        assert!(!body.contains("@bob"), "no mentions");
+        assert_eq!(
+            body.matches("<!-- review-bot-ack").count(),
+            1,
+            "only our marker"
+        );
+        assert_eq!(
+            body.matches("</details>").count(),
+            body.matches("<details>").count()
+        );
+        assert!(body.contains("\\*\\*x\\*\\*"));
+        // The help line at the bottom names all four commands.
+        let help = body
+            .lines()
+            .find(|l| l.starts_with("<sub>To acknowledge"))
+            .unwrap();
+        for command in [
+            "/consensus ack",
+            "/consensus unack",
+            "/consensus split <fingerprint>",
+            "/consensus same <fingerprint> <fingerprint>",
+        ] {
+            assert!(help.contains(command), "{command}: {help}");
+        }
     }
 
     #[test]

@@ -542,6 +542,7 @@ fn render_finding(
     if let Some(why) = render_match_reasons(c) {
         let _ = writeln!(out, "  matched on: {why}");
     }
+    out.push_str(&identity::corrections_of(finding, outcome));
     if finding.is_contested() {
         let reasons: Vec<String> = finding
             .contested_by

@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use crate::identity::{Lapsed, Refusal, Tracked};
+use crate::identity::{Correction, Lapsed, Refusal, Tracked};
 use crate::model::{ConsensusLevel, FailOn, Outcome, Severity, SourceStatus, SynthesizedFinding};
 
 pub const REPORT_VERSION: u32 = 1;
@@ -16,7 +16,8 @@ fn is_zero(n: &usize) -> bool {
 /// Every finding (surfaced first, in rank order, then the suppressed, then the pre-existing)
 /// with its consensus fields, its synthesis fields, its members (each with its `finding_id`)
 /// and its identity (`fingerprint`, `state`, `new`, `first_seen`, `acknowledged`); then what
-/// changed since the last run and the acknowledgement commands that were not followed.
+/// changed since the last run, the commands that were not followed, and the corrections of
+/// merges in force.
 /// Borrows the outcome: serialise it with `serde_json::to_writer` (`publish::outputs::write_report`).
 #[derive(Debug, Serialize)]
 pub struct Report<'a> {
@@ -35,6 +36,9 @@ pub struct Report<'a> {
     gate: &'static str,
     changes: Changes<'a>,
     acknowledgements: Acknowledgements<'a>,
+    /// `/consensus split` and `same` commands in force: who, which comment, the findings
+    /// they touched and whether they are applied.
+    corrections: &'a [Correction],
     identity_notes: &'a [String],
 }
 
@@ -104,6 +108,7 @@ pub fn render_report(outcome: &Outcome) -> Report<'_> {
             refused: &identity.refused,
             lapsed: &identity.lapsed,
         },
+        corrections: &identity.corrections,
         identity_notes: &identity.notes,
     }
 }

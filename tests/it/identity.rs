@@ -716,3 +716,201 @@ async fn a_malformed_block_in_our_comment_is_reported_and_the_run_starts_afresh(
         false
     );
 }
+
+/// A comment by a bot account.
+fn bot_comment(id: u64, login: &str, body: &str) -> Value {
+    json!({
+        "id": id,
+        "user": {"login": login, "id": id, "type": "Bot"},
+        "body": body,
+        "html_url": format!("https://github.com/acme/payments-api/pull/101#issuecomment-{id}"),
+        "created_at": "2026-01-02T00:00:00Z",
+    })
+}
+
+fn corrections(report: &Value) -> &Vec<Value> {
+    report["corrections"].as_array().expect("corrections")
+}
+
+fn has_finding(report: &Value, fp: &str) -> bool {
+    findings(report).iter().any(|f| f["fingerprint"] == fp)
+}
+
+/// Issue 18: a person corrects a merge. `same` joins two findings of different files (no
+/// matcher ever links those, whatever its weights), `split` takes the joined finding apart
+/// again (a split keeps apart what a same would join), deleting the split joins them once
+/// more, deleting the same leaves them as they were. Each run reads the last one's state
+/// block from our comment; the fingerprints are resolved through it.
+#[tokio::test]
+async fn split_and_same_correct_merges_until_their_comments_are_deleted() {
+    let data = PrData::fixture("pr-101-three-bots");
+    let fake = FakeBuilder::new(data.clone())
+        .permission("dana-ortiz", "write", "maintain")
+        .permission("mallory", "read", "read")
+        .start()
+        .await;
+    let action = ActionRun::new(&fake, &data);
+    let ran = |run: &crate::support::Ran| {
+        assert!(matches!(run.code, 0 | 1), "{}", run.stderr);
+        run.report.clone().expect("report")
+    };
+    let first = ran(&action.run());
+    let exposure = fingerprint_of(&first, "app/api/refunds.py", "exception");
+    let balance = fingerprint_of(&first, "app/services/ledger.py", "close_period");
+    let before = identities(&first);
+    assert!(corrections(&first).is_empty());
+
+    // `same`: one finding, with both bots, under one of the two names; the other an alias.
+    say(
+        &fake,
+        9_001,
+        "dana-ortiz",
+        &format!("Same root cause.\n/consensus same {exposure} {balance}"),
+    );
+    let joined = ran(&action.run());
+    assert_eq!(findings(&joined).len(), findings(&first).len() - 1);
+    let both: Vec<&Value> = findings(&joined)
+        .iter()
+        .filter(|f| {
+            let fp = f["fingerprint"].as_str().unwrap();
+            fp == exposure || fp == balance
+        })
+        .collect();
+    assert_eq!(both.len(), 1, "one finding for the two");
+    let name = both[0]["fingerprint"].as_str().unwrap().to_owned();
+    let other = if name == exposure {
+        &balance
+    } else {
+        &exposure
+    };
+    assert_eq!(
+        both[0]["detected_by"],
+        json!(["coderabbit", "gh-advanced-security"])
+    );
+    assert_eq!(both[0]["aliases"], json!([other]));
+    let same = &corrections(&joined)[0];
+    assert_eq!(same["kind"], "same");
+    assert_eq!(same["fingerprints"], json!([exposure, balance]));
+    assert_eq!(same["by"], "dana-ortiz");
+    assert_eq!(same["comment_id"], 9_001);
+    assert_eq!(
+        same["comment_url"],
+        "https://github.com/acme/payments-api/pull/101#issuecomment-9001"
+    );
+    assert_eq!(same["findings"], json!([name]));
+    assert_eq!(same["applied"], true);
+    let body = sticky(&fake);
+    let joined_line = format!(
+        "🔗 joined `{exposure}` and `{balance}` at the request of dana-ortiz · \
+         [comment](https://github.com/acme/payments-api/pull/101#issuecomment-9001)"
+    );
+    assert_eq!(
+        body.matches(&joined_line).count(),
+        2,
+        "beside it and listed: {body}"
+    );
+    assert!(body.contains("<summary>Merges corrected by people (1)</summary>"));
+    assert!(
+        body.contains("`/consensus split <fingerprint>`"),
+        "the help line"
+    );
+    assert!(body.contains(r#""corrections":[{"do":"same","by":"dana-ortiz","id":9001"#));
+
+    // `split` of the joined finding, and three that are not followed.
+    say(
+        &fake,
+        9_002,
+        "dana-ortiz",
+        &format!("/consensus split {name}"),
+    );
+    say(&fake, 9_003, "mallory", &format!("/consensus split {name}"));
+    fake.state().issue_comments.push(bot_comment(
+        9_004,
+        "renovate[bot]",
+        &format!("/consensus split {name}"),
+    ));
+    say(&fake, 9_005, "dana-ortiz", "/consensus split rc-zzzzzzzz");
+    let split = ran(&action.run());
+    assert_eq!(
+        identities(&split),
+        before,
+        "each its own again, under its own name"
+    );
+    let kinds: Vec<&str> = corrections(&split)
+        .iter()
+        .map(|c| c["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["same", "split"]);
+    let (same, split_c) = (&corrections(&split)[0], &corrections(&split)[1]);
+    assert_eq!(same["applied"], false);
+    assert_eq!(
+        same["note"],
+        "not applied: a `/consensus split` keeps them apart"
+    );
+    assert_eq!(split_c["fingerprints"], json!([name]));
+    assert_eq!(split_c["applied"], true);
+    let mut pieces: Vec<&str> = split_c["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f.as_str().unwrap())
+        .collect();
+    pieces.sort_unstable();
+    let mut expected = vec![exposure.as_str(), balance.as_str()];
+    expected.sort_unstable();
+    assert_eq!(pieces, expected);
+    let refused = split["acknowledgements"]["refused"].as_array().unwrap();
+    let refused: Vec<(&str, &str)> = refused
+        .iter()
+        .map(|r| (r["by"].as_str().unwrap(), r["kind"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        refused,
+        [
+            ("mallory", "no-permission"),
+            ("renovate[bot]", "bot-account"),
+            ("dana-ortiz", "unknown-fingerprint"),
+        ]
+    );
+    let body = sticky(&fake);
+    assert!(
+        body.contains(&format!(
+            "✂️ split from `{name}` at the request of dana-ortiz · \
+             [comment](https://github.com/acme/payments-api/pull/101#issuecomment-9002)"
+        )),
+        "{body}"
+    );
+    assert!(body.contains("⚠️ 3 `/consensus` command(s) not followed"));
+    assert!(body.contains("mallory: /consensus split"));
+    assert!(body
+        .contains("Acknowledging or correcting a merge needs write, maintain or admin permission"));
+
+    // The split's comment deleted: joined again, under the same name as before.
+    fake.state()
+        .issue_comments
+        .retain(|c| ![9_002, 9_003, 9_004, 9_005].contains(&c["id"].as_u64().unwrap()));
+    let rejoined = ran(&action.run());
+    assert!(has_finding(&rejoined, &name) && !has_finding(&rejoined, other));
+    assert_eq!(findings(&rejoined).len(), findings(&first).len() - 1);
+    assert_eq!(corrections(&rejoined).len(), 1);
+    assert_eq!(corrections(&rejoined)[0]["applied"], true);
+    assert!(rejoined["acknowledgements"]["refused"]
+        .as_array()
+        .unwrap()
+        .is_empty());
+    assert!(rejoined["changes"]["resolved"]
+        .as_array()
+        .unwrap()
+        .is_empty());
+
+    // The same's comment deleted too: as before any command, and nothing left in the state.
+    fake.state().issue_comments.retain(|c| c["id"] != 9_001);
+    let last = ran(&action.run());
+    assert_eq!(identities(&last), before);
+    assert!(corrections(&last).is_empty());
+    assert!(findings(&last).iter().all(|f| f.get("aliases").is_none()));
+    assert!(last["changes"]["resolved"].as_array().unwrap().is_empty());
+    let body = sticky(&fake);
+    assert!(!body.contains("Merges corrected"));
+    assert!(!body.contains(r#""corrections""#));
+}

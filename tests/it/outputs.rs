@@ -3,7 +3,9 @@
 use std::fs;
 
 use review_consensus::adapters::BotSelection;
-use review_consensus::identity::{Ack, Lapsed, Refusal, RefusalKind, Tracked};
+use review_consensus::identity::{
+    Ack, Correction, CorrectionKind, Lapsed, Refusal, RefusalKind, Tracked,
+};
 use review_consensus::model::{ConsensusLevel, Outcome};
 use review_consensus::pipeline::{self, AnalysisOptions};
 use review_consensus::publish::outputs::{append_step_summary, write_outputs, write_report};
@@ -163,6 +165,8 @@ fn previous_report(outcome: &Outcome) -> Value {
             "refused": to_json(&identity.refused),
             "lapsed": to_json(&identity.lapsed),
         },
+        // Issue 18: the corrections of merges in force (`/consensus split` and `same`).
+        "corrections": to_json(&identity.corrections),
         "identity_notes": to_json(&identity.notes),
     })
 }
@@ -216,6 +220,16 @@ fn fixture_outcomes() -> Vec<(String, Outcome)> {
     demo.identity.lapsed = vec![Lapsed {
         fingerprint: "rc-11111111".to_owned(),
         ack,
+    }];
+    demo.identity.corrections = vec![Correction {
+        kind: CorrectionKind::Split,
+        fingerprints: vec!["rc-22222222".to_owned()],
+        by: "alice".to_owned(),
+        comment_url: Some("https://github.com/a/b/pull/1#issuecomment-3".to_owned()),
+        comment_id: 3,
+        findings: vec!["rc-22222222".to_owned(), "rc-33333333".to_owned()],
+        applied: true,
+        note: None,
     }];
     demo.identity.notes = vec!["a note".to_owned()];
     outcomes.push(("demo".to_owned(), demo));

@@ -1,7 +1,7 @@
 use super::*;
 use crate::api::{IssueComment, PullRequest, ReviewThread, ThreadComment, ThreadComments, User};
-use crate::consensus::{compute_consensus, ConsensusOptions};
-use crate::identity::Prior;
+use crate::consensus::{compute_consensus, ConsensusOptions, Constraints, Matching};
+use crate::identity::{read_commands, CorrectionKind, Prior};
 use crate::model::{NormalizedFinding, Severity, SourceState};
 use crate::synthesis::{synthesize, SynthesisOptions};
 
@@ -19,9 +19,16 @@ fn member(bot: &str, comment: u64, line: u32, title: &str) -> NormalizedFinding 
     f
 }
 
-fn synthesized(members: &[NormalizedFinding], bots_ran: usize) -> Vec<SynthesizedFinding> {
+fn synthesized(
+    members: &[NormalizedFinding],
+    bots_ran: usize,
+    constraints: Constraints,
+    matching: Matching,
+) -> Vec<SynthesizedFinding> {
     let options = ConsensusOptions {
         bots_ran: Some(bots_ran),
+        constraints,
+        matching,
         ..ConsensusOptions::default()
     };
     synthesize(
@@ -74,7 +81,7 @@ fn said(id: u64, login: &str, kind: &str, body: &str) -> IssueComment {
     }
 }
 
-/// CodeRabbit and Sourcery on the same SQL injection: one cluster.
+/// CodeRabbit and Sourcery on the same SQL injection: one cluster (when linked, [`LINKED`]).
 fn sql_by_both() -> [NormalizedFinding; 2] {
     [
         member("coderabbit", 10, 39, SQL),
@@ -131,14 +138,48 @@ struct Run {
     identity: RunIdentity,
 }
 
+/// The pair the matcher links in the tests that need one cluster of two members: what the
+/// model decides, made independent of its fitted weights.
+const LINKED: &[(usize, usize)] = &[(0, 1)];
+
 fn run(
     members: &[NormalizedFinding],
     sources: &[SourceStatus],
     snap: &PrSnapshot,
     input: &IdentityInput,
 ) -> Run {
-    let mut findings = synthesized(members, sources.len().max(1));
-    let identity = track(&mut findings, sources, Some(snap), input);
+    run_linked(members, sources, snap, input, &[])
+}
+
+/// `run`, where `issue` matching also links the pairs `linked` (indices into `members`),
+/// unless a correction keeps them apart: what the model decides, made independent of its
+/// weights.
+fn run_linked(
+    members: &[NormalizedFinding],
+    sources: &[SourceStatus],
+    snap: &PrSnapshot,
+    input: &IdentityInput,
+    linked: &[(usize, usize)],
+) -> Run {
+    run_matching(members, sources, snap, input, linked, Matching::Issue)
+}
+
+/// With `Matching::Seed` the seed's rule decides, and corrections are ignored.
+fn run_matching(
+    members: &[NormalizedFinding],
+    sources: &[SourceStatus],
+    snap: &PrSnapshot,
+    input: &IdentityInput,
+    linked: &[(usize, usize)],
+    matching: Matching,
+) -> Run {
+    // As the pipeline does: `split` and `same` judged first, then matching, then identity.
+    let obeyed = matching == Matching::Issue;
+    let corrections = Corrections::judge(Some(snap), members, input, obeyed);
+    let mut constraints = corrections.constraints(members);
+    constraints.together.extend_from_slice(linked);
+    let mut findings = synthesized(members, sources.len().max(1), constraints, matching);
+    let identity = track(&mut findings, sources, Some(snap), input, &corrections);
     Run { findings, identity }
 }
 
@@ -242,7 +283,13 @@ fn a_cluster_keeps_its_fingerprint_when_a_bot_joins_or_leaves() {
         alone[0].clone(),
         member("sourcery", 5, 40, "Injectable SQL in order lookup"),
     ];
-    let second = run_at(HEAD_B, &joined, &src, &input(Some(&first.identity.state)));
+    let second = run_linked(
+        &joined,
+        &src,
+        &snapshot(HEAD_B, vec![]),
+        &input(Some(&first.identity.state)),
+        LINKED,
+    );
     assert_eq!(second.findings.len(), 1);
     assert_eq!(fps(&second.findings), vec![fp.clone()]);
     // CodeRabbit leaves; Sourcery's key is known now.
@@ -286,7 +333,14 @@ fn a_stable_id_survives_rewording() {
 fn gone_is_resolved_only_once_every_bot_re_reviewed() {
     let members = sql_by_both();
     let both = sources(&["coderabbit", "sourcery"], &[]);
-    let first = first_run(&members, &both);
+    let first = run_linked(
+        &members,
+        &both,
+        &snapshot(HEAD_A, vec![]),
+        &input(None),
+        LINKED,
+    );
+    assert_eq!(first.findings.len(), 1);
     let fp = fps(&first.findings)[0].clone();
     let prior = input(Some(&first.identity.state));
 
@@ -322,7 +376,13 @@ fn gone_is_resolved_only_once_every_bot_re_reviewed() {
     );
 
     // It comes back: not new, it was seen before.
-    let back = run_at(HEAD_B, &members, &both, &input(Some(&fixed.identity.state)));
+    let back = run_linked(
+        &members,
+        &both,
+        &snapshot(HEAD_B, vec![]),
+        &input(Some(&fixed.identity.state)),
+        LINKED,
+    );
     assert_eq!(fps(&back.findings), vec![fp.clone()]);
     assert_eq!(
         back.findings[0].identity.as_ref().unwrap().state,
@@ -432,11 +492,12 @@ fn two_findings_that_merge_keep_one_name_and_the_other_as_an_alias() {
         ));
     }
     let inp = granted(input(Some(&first.identity.state)), "alice", "write");
-    let second = run(
+    let second = run_linked(
         &together,
         &src,
         &snapshot(HEAD_B, comments[1..].to_vec()),
         &inp,
+        LINKED,
     );
     assert_eq!(second.findings.len(), 1, "{:?}", second.findings);
     let kept = second.findings[0].identity.as_ref().unwrap();
@@ -654,4 +715,229 @@ fn an_ack_holds_across_a_push_that_moves_the_finding() {
         pushed.findings[0].is_acknowledged(),
         "cached permission, same fingerprint"
     );
+}
+
+/// CodeRabbit and Sourcery on one SQL injection at one line, which the matcher links
+/// ([`LINKED`]). The fingerprint is minted from CodeRabbit's (posted first); Sourcery's ranks
+/// first (critical).
+fn one_defect_by_two() -> [NormalizedFinding; 2] {
+    let mut sourcery = member("sourcery", 11, 39, SQL);
+    sourcery.severity = Severity::Critical;
+    [member("coderabbit", 10, 39, SQL), sourcery]
+}
+
+fn bob_says(id: u64, line: &str) -> IssueComment {
+    said(id, "bob", "User", line)
+}
+
+/// Alice (write) and bob (maintain) may send commands.
+fn both_granted(prior: &State) -> IdentityInput {
+    granted(
+        granted(input(Some(prior)), "alice", "write"),
+        "bob",
+        "maintain",
+    )
+}
+
+#[test]
+fn a_split_gives_each_member_its_own_finding_until_the_command_is_deleted() {
+    let members = one_defect_by_two();
+    let src = sources(&["coderabbit", "sourcery"], &[]);
+    let first = run_linked(
+        &members,
+        &src,
+        &snapshot(HEAD_A, vec![]),
+        &input(None),
+        LINKED,
+    );
+    assert_eq!(first.findings.len(), 1, "the matcher merges them");
+    let fp = fps(&first.findings)[0].clone();
+    assert_eq!(fp, format!("rc-{}", MemberKeys::of(&members[0]).content));
+    let ack = alice_acks(&fp);
+    let split = bob_says(200, &format!("/consensus split {fp}"));
+
+    let second = run_linked(
+        &members,
+        &src,
+        &snapshot(HEAD_B, vec![ack.clone(), split.clone()]),
+        &both_granted(&first.identity.state),
+        LINKED,
+    );
+    assert_eq!(second.findings.len(), 2, "{:?}", second.identity.refused);
+    assert!(second.identity.refused.is_empty());
+    // Sourcery's piece ranks first, yet CodeRabbit's, which the fingerprint was minted
+    // from, keeps it, and the acknowledgement with it.
+    assert_eq!(second.findings[0].consensus.detected_by, ["sourcery"]);
+    let kept = &second.findings[1];
+    assert_eq!(kept.fingerprint(), Some(fp.as_str()));
+    assert_eq!(kept.consensus.detected_by, ["coderabbit"]);
+    assert!(kept.is_acknowledged());
+    // The piece split off is named from its own key, as any finding, and is not news.
+    let off = second.findings[0].identity.as_ref().unwrap();
+    let off_fp = format!("rc-{}", MemberKeys::of(&members[1]).content);
+    assert_eq!(off.fingerprint, off_fp);
+    assert_eq!(
+        (off.state, off.first_seen.as_str()),
+        (FindingState::Open, "aaaaaaaaaa")
+    );
+    assert!(off.acknowledged.is_none());
+    let corrections = &second.identity.corrections;
+    assert_eq!(corrections.len(), 1);
+    let c = &corrections[0];
+    assert_eq!(
+        (c.kind, c.by.as_str(), c.comment_id, c.applied),
+        (CorrectionKind::Split, "bob", 200, true)
+    );
+    assert_eq!(c.fingerprints, vec![fp.clone()]);
+    assert_eq!(c.findings, vec![off_fp.clone(), fp.clone()]);
+    let record = &second.identity.state.corrections;
+    assert_eq!(record.len(), 1);
+    assert_eq!(record[0].of[0].keys, first.identity.state.seen[&fp].keys);
+    assert!(second.identity.state.perms.contains_key("bob"));
+
+    // Later runs resolve it through the record: the same two findings, the same names.
+    let third = run_linked(
+        &members,
+        &src,
+        &snapshot(HEAD_B, vec![ack.clone(), split]),
+        &input(Some(&second.identity.state)),
+        LINKED,
+    );
+    assert_eq!(fps(&third.findings), fps(&second.findings));
+    assert_eq!(third.identity.state, second.identity.state);
+
+    // The command deleted: one finding again, under its first name, still acknowledged;
+    // the name of the piece is an alias, not a resolved finding.
+    let undone = run_linked(
+        &members,
+        &src,
+        &snapshot(HEAD_B, vec![ack]),
+        &input(Some(&third.identity.state)),
+        LINKED,
+    );
+    assert_eq!(fps(&undone.findings), vec![fp.clone()]);
+    assert!(undone.findings[0].is_acknowledged());
+    let identity = undone.findings[0].identity.as_ref().unwrap();
+    assert_eq!(identity.aliases, vec![off_fp]);
+    assert!(undone.identity.resolved.is_empty() && undone.identity.awaiting.is_empty());
+    assert!(undone.identity.corrections.is_empty());
+    assert!(undone.identity.state.corrections.is_empty());
+}
+
+#[test]
+fn a_same_joins_two_findings_until_the_command_is_deleted() {
+    let sql = member("coderabbit", 10, 39, SQL);
+    let mut caller = member("sourcery", 11, 12, "Order reference is never validated");
+    caller.evidence.file = "app/api/orders.py".into();
+    let members = [sql, caller];
+    let src = sources(&["coderabbit", "sourcery"], &[]);
+    let first = first_run(&members, &src);
+    assert_eq!(
+        first.findings.len(),
+        2,
+        "two files: never merged by the matcher"
+    );
+    let names = fps(&first.findings);
+    let same = bob_says(200, &format!("/consensus same {} {}", names[0], names[1]));
+    // An ack said for either name holds for the finding they make.
+    let ack = alice_acks(&names[1]);
+
+    let joined = run(
+        &members,
+        &src,
+        &snapshot(HEAD_B, vec![ack.clone(), same.clone()]),
+        &both_granted(&first.identity.state),
+    );
+    assert_eq!(joined.findings.len(), 1, "{:?}", joined.identity.refused);
+    let finding = &joined.findings[0];
+    assert_eq!(finding.consensus.detected_by, ["coderabbit", "sourcery"]);
+    let identity = finding.identity.as_ref().unwrap();
+    assert!(names.contains(&identity.fingerprint));
+    let other: Vec<String> = names
+        .iter()
+        .filter(|n| **n != identity.fingerprint)
+        .cloned()
+        .collect();
+    assert_eq!(identity.aliases, other, "the other name is an alias");
+    assert!(finding.is_acknowledged());
+    assert!(!identity.new);
+    let c = &joined.identity.corrections[0];
+    assert_eq!(
+        (c.kind, c.applied, c.findings.clone()),
+        (
+            CorrectionKind::Same,
+            true,
+            vec![identity.fingerprint.clone()]
+        )
+    );
+    assert_eq!(c.fingerprints, names);
+    assert!(joined.identity.resolved.is_empty());
+
+    // Again: the record names both, though one name is only an alias now.
+    let again = run(
+        &members,
+        &src,
+        &snapshot(HEAD_B, vec![ack.clone(), same]),
+        &input(Some(&joined.identity.state)),
+    );
+    assert_eq!(fps(&again.findings), fps(&joined.findings));
+    assert!(again.identity.refused.is_empty());
+
+    // Deleted: two findings again, each under its first name, and no alias left.
+    let undone = run(
+        &members,
+        &src,
+        &snapshot(HEAD_B, vec![ack]),
+        &input(Some(&again.identity.state)),
+    );
+    let mut after = fps(&undone.findings);
+    after.sort();
+    let mut before = names.clone();
+    before.sort();
+    assert_eq!(after, before);
+    assert!(undone
+        .findings
+        .iter()
+        .all(|f| f.identity.as_ref().unwrap().aliases.is_empty()));
+    let acked: Vec<&str> = undone
+        .findings
+        .iter()
+        .filter(|f| f.is_acknowledged())
+        .filter_map(|f| f.fingerprint())
+        .collect();
+    assert_eq!(
+        acked,
+        [names[1].as_str()],
+        "the ack is back with the name it said"
+    );
+    assert!(undone.identity.resolved.is_empty());
+}
+
+/// `seed` matching is exactly the seed's rule: a correction is kept and shown, but not
+/// applied, and the comment can say so.
+#[test]
+fn seed_matching_keeps_corrections_without_applying_them() {
+    let members = one_defect_by_two();
+    let src = sources(&["coderabbit", "sourcery"], &[]);
+    let seed = |snap: &PrSnapshot, input: &IdentityInput| {
+        run_matching(&members, &src, snap, input, &[], Matching::Seed)
+    };
+    let first = seed(&snapshot(HEAD_A, vec![]), &input(None));
+    assert_eq!(first.findings.len(), 1, "the seed's rule merges them");
+    let fp = fps(&first.findings)[0].clone();
+    let seed = seed(
+        &snapshot(
+            HEAD_B,
+            vec![bob_says(200, &format!("/consensus split {fp}"))],
+        ),
+        &both_granted(&first.identity.state),
+    );
+    assert_eq!(seed.findings.len(), 1);
+    let c = &seed.identity.corrections[0];
+    assert!(!c.applied);
+    assert!(
+        c.note.as_deref().unwrap().contains("matching: seed"),
+        "{c:?}"
+    );
+    assert_eq!(seed.identity.state.corrections.len(), 1, "kept for `issue`");
 }
