@@ -63,7 +63,7 @@ pub fn render_consensus_markdown(consensus: &[ConsensusFinding]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::consensus::{compute_consensus, ConsensusOptions};
+    use crate::consensus::{compute_consensus, ConsensusOptions, Matching};
     use crate::model::{NormalizedFinding, Severity};
 
     #[test]
@@ -72,8 +72,10 @@ mod tests {
             NormalizedFinding::new("a", "1", Severity::High, "bug", "x").at("f.rs", Some(1)),
             NormalizedFinding::new("b", "2", Severity::High, "bug", "y").at("f.rs", Some(2)),
         ];
+        // The seed's line rule merges the two: this is about the tag, not the matching.
         let options = ConsensusOptions {
             bots_ran: Some(4),
+            matching: Matching::Seed,
             ..ConsensusOptions::default()
         };
         let consensus = compute_consensus(&findings, &options);
@@ -83,6 +85,7 @@ mod tests {
         );
         let options = ConsensusOptions {
             bots_ran: Some(3),
+            matching: Matching::Seed,
             ..ConsensusOptions::default()
         };
         let consensus = compute_consensus(&findings, &options);

@@ -1,5 +1,5 @@
 use super::*;
-use crate::consensus::{compute_consensus, ConsensusOptions};
+use crate::consensus::{compute_consensus, ConsensusOptions, Matching};
 use crate::model::{Dispute, MergedConfidence, NormalizedFinding, Severity, SuppressionReason};
 
 fn f(bot: &str, severity: Severity, category: &str, file: &str, line: u32) -> NormalizedFinding {
@@ -13,9 +13,11 @@ fn f(bot: &str, severity: Severity, category: &str, file: &str, line: u32) -> No
     .at(file, Some(line))
 }
 
+/// The seed's matching: these tests are about synthesis, and its rules are exact.
 fn run(findings: &[NormalizedFinding], bots_ran: usize) -> Vec<SynthesizedFinding> {
     let options = ConsensusOptions {
         bots_ran: Some(bots_ran),
+        matching: Matching::Seed,
         ..ConsensusOptions::default()
     };
     synthesize(

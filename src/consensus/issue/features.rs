@@ -19,6 +19,7 @@ pub const FEATURES: &[&str] = &[
     "mutual_nearest",
     "same_bot",
     "same_bot_round_elsewhere",
+    "same_round_line_gap",
     "same_bot_later_round",
     "repeat_same_line",
     "repeat_line_gap",
@@ -41,7 +42,7 @@ pub const FEATURES: &[&str] = &[
     "category_wall",
 ];
 
-pub const FEATURE_COUNT: usize = 23;
+pub const FEATURE_COUNT: usize = 24;
 
 /// Feature indices, for code that reads one.
 pub(super) mod at {
@@ -52,22 +53,23 @@ pub(super) mod at {
     pub const MUTUAL_NEAREST: usize = 4;
     pub const SAME_BOT: usize = 5;
     pub const SAME_BOT_ROUND_ELSEWHERE: usize = 6;
-    pub const SAME_BOT_LATER_ROUND: usize = 7;
-    pub const REPEAT_SAME_LINE: usize = 8;
-    pub const REPEAT_LINE_GAP: usize = 9;
-    pub const WORDS: usize = 10;
-    pub const TITLE_WORDS: usize = 11;
-    pub const CODE: usize = 12;
-    pub const REPEAT_WORDS: usize = 13;
-    pub const REPEAT_TITLE_WORDS: usize = 14;
-    pub const REPEAT_CODE: usize = 15;
-    pub const SAME_ROUND_WORDS: usize = 16;
-    pub const SAME_ROUND_CODE: usize = 17;
-    pub const LITERALS: usize = 18;
-    pub const SUGGESTION: usize = 19;
-    pub const DEFECT_CLASS: usize = 20;
-    pub const POLARITY: usize = 21;
-    pub const CATEGORY_WALL: usize = 22;
+    pub const SAME_ROUND_LINE_GAP: usize = 7;
+    pub const SAME_BOT_LATER_ROUND: usize = 8;
+    pub const REPEAT_SAME_LINE: usize = 9;
+    pub const REPEAT_LINE_GAP: usize = 10;
+    pub const WORDS: usize = 11;
+    pub const TITLE_WORDS: usize = 12;
+    pub const CODE: usize = 13;
+    pub const REPEAT_WORDS: usize = 14;
+    pub const REPEAT_TITLE_WORDS: usize = 15;
+    pub const REPEAT_CODE: usize = 16;
+    pub const SAME_ROUND_WORDS: usize = 17;
+    pub const SAME_ROUND_CODE: usize = 18;
+    pub const LITERALS: usize = 19;
+    pub const SUGGESTION: usize = 20;
+    pub const DEFECT_CLASS: usize = 21;
+    pub const POLARITY: usize = 22;
+    pub const CATEGORY_WALL: usize = 23;
 }
 
 /// Whether a feature says where (else what), for reasons and the ablation table.
@@ -123,10 +125,11 @@ impl Facts {
         facts
     }
 
-    /// The two findings come from one review round of one bot.
+    /// The two findings come from one review round of one bot: one review, or one
+    /// commit, or neither says (a findings file, SARIF): nothing shows a later round.
     fn same_round(&self, a: usize, b: usize) -> bool {
         (self.review[a] != u64::MAX && self.review[a] == self.review[b])
-            || (self.commit[a] != NONE && self.commit[a] == self.commit[b])
+            || self.commit[a] == self.commit[b]
     }
 }
 
@@ -181,6 +184,7 @@ pub(super) fn features(
     } else if facts.same_round(a, b) {
         x[at::SAME_BOT] = 1.0;
         x[at::SAME_BOT_ROUND_ELSEWHERE] = flag(!same_line);
+        x[at::SAME_ROUND_LINE_GAP] = line_gap;
         x[at::SAME_ROUND_WORDS] = words;
         x[at::SAME_ROUND_CODE] = code;
     } else {

@@ -1,5 +1,6 @@
 //! Which pairs are judged, and how judged pairs become clusters: the most probable pair
-//! first, two clusters joined only when the pairs between them match on average.
+//! first, two clusters joined only when every pair between them is at least loosely
+//! probable.
 
 use super::features::{self, at, Facts, FEATURE_COUNT};
 use super::text::{Channel, Corpus};
@@ -15,9 +16,13 @@ const ALL_PAIRS_LIMIT: usize = 128;
 const NEAR_CANDIDATES: usize = 32;
 /// Shared terms a reason lists.
 const REASON_TERMS: usize = 5;
-/// Members of each side the average linkage weighs: a flood of alike comments must not
-/// make joining quadratic in a cluster's size.
+/// Members of each side a join weighs: a flood of alike comments must not make joining
+/// quadratic in a cluster's size.
 const LINKAGE_MEMBERS: usize = 64;
+/// Two clusters join when their most probable pair reaches the model's threshold and every
+/// pair between them reaches this share of it: each member must at least loosely belong,
+/// so no chain of links joins two defects through a finding that resembles both.
+const LOOSE_LINK: f64 = 0.5;
 
 /// One judged pair.
 pub(super) struct Pair {
@@ -206,19 +211,6 @@ pub(super) fn link(
 
     let mut sets = Sets::new(findings.len());
     let mut reasons: Vec<Vec<MatchReason>> = vec![Vec::new(); findings.len()];
-    for &(x, y) in &constraints.together {
-        if x >= findings.len() || y >= findings.len() {
-            continue;
-        }
-        let (rx, ry) = (sets.find(x), sets.find(y));
-        if rx != ry && !kept_apart(&sets, rx, ry) {
-            let (root, absorbed) = sets.union(rx, ry);
-            let moved = std::mem::take(&mut reasons[absorbed]);
-            reasons[root].extend(moved);
-            reasons[root].push(person_said(&findings[x], &findings[y]));
-        }
-    }
-
     // Most probable first; ties: nearer, then input order.
     let mut order: Vec<usize> = (0..judged.pairs.len())
         .filter(|&k| probability[k] >= model.threshold)
@@ -245,17 +237,29 @@ pub(super) fn link(
             &xs[..xs.len().min(LINKAGE_MEMBERS)],
             &ys[..ys.len().min(LINKAGE_MEMBERS)],
         );
-        let total: f64 = xs
-            .iter()
-            .map(|&x| ys.iter().map(|&y| p_of(x, y)).sum::<f64>())
-            .sum();
-        if total / ((xs.len() * ys.len()) as f64) < model.threshold {
+        let floor = model.threshold * LOOSE_LINK;
+        if xs.iter().any(|&x| ys.iter().any(|&y| p_of(x, y) < floor)) {
             continue;
         }
         let (root, absorbed) = sets.union(ra, rb);
         let moved = std::mem::take(&mut reasons[absorbed]);
         reasons[root].extend(moved);
         reasons[root].push(reason(pair, probability[k], findings, judged, model));
+    }
+
+    // What people joined with `/consensus same`, after the model: their word, whatever the
+    // evidence (but never a pair a person split).
+    for &(x, y) in &constraints.together {
+        if x >= findings.len() || y >= findings.len() {
+            continue;
+        }
+        let (rx, ry) = (sets.find(x), sets.find(y));
+        if rx != ry && !kept_apart(&sets, rx, ry) {
+            let (root, absorbed) = sets.union(rx, ry);
+            let moved = std::mem::take(&mut reasons[absorbed]);
+            reasons[root].extend(moved);
+            reasons[root].push(person_said(&findings[x], &findings[y]));
+        }
     }
 
     // Clusters numbered by their first member, as the seed's pass numbers them.
@@ -344,7 +348,7 @@ fn reason(
         .shared_terms(a, b)
         .into_iter()
         .take(REASON_TERMS)
-        .map(|t| judged.corpus.show(t).to_owned())
+        .map(str::to_owned)
         .collect();
     MatchReason {
         between: [member_name(x), member_name(y)],

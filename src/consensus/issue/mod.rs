@@ -7,8 +7,8 @@
 //! - A logistic model ([`logistic`]), fitted by `cargo run --example fit_matching` on the
 //!   labelled real PRs, turns the evidence into a match probability.
 //! - Linking is best first: the most probable pair joins first, and two clusters join only
-//!   when their members match on average (every pair between them weighed, so no chain of
-//!   links joins two defects through a finding that resembles both). A bot's own repeats (a
+//!   when every pair between them is at least loosely probable (half the link threshold),
+//!   so no chain of links joins two defects through a finding that resembles both. A bot's own repeats (a
 //!   later round, a second anchor) may join; a person's `/consensus split` and `same` are
 //!   obeyed ([`Constraints`]).
 

@@ -96,27 +96,35 @@ fn findings_of_different_files_never_merge() {
     assert_eq!(clusters(&findings), [vec![0], vec![1]]);
 }
 
+/// A pair's evidence lands in the features of its regime: two bots, a bot and a later
+/// round of itself, a bot twice in one round.
 #[test]
-fn a_bot_twice_in_one_review_on_two_places_stays_two() {
-    let mut first = finding(
-        "coderabbit",
-        "a",
-        9,
-        "Put blank lines around the subsection headings.",
-        "MD022 wants blank lines around headings.",
-    );
-    let mut second = finding(
-        "coderabbit",
-        "b",
-        91,
-        "Put blank lines around the scenario headings.",
-        "MD022 wants blank lines around headings.",
-    );
-    for f in [&mut first, &mut second] {
-        f.provenance.review_id = Some(7);
-        f.provenance.commit = Some("c0ffee".into());
-    }
-    assert_eq!(clusters(&[first, second]), [vec![0], vec![1]]);
+fn features_follow_who_said_it_and_when() {
+    let text = ("`lemma1_toy` puts `sorry` in the type", "State a `Prop` instead.");
+    let with = |bot: &str, commit: &str, line: u32| {
+        let mut f = finding(bot, "", line, text.0, text.1);
+        f.provenance.commit = Some(commit.into());
+        f
+    };
+    let findings = [
+        with("codex", "c1", 10),
+        with("copilot", "c1", 10),
+        with("copilot", "c2", 10),
+        with("copilot", "c1", 60),
+    ];
+    let pairs: Vec<PairEvidence> = judged_pairs(&findings);
+    let of = |a: usize, b: usize| &pairs.iter().find(|p| (p.a, p.b) == (a, b)).unwrap().features;
+    let two_bots = of(0, 1);
+    assert!(two_bots[at::WORDS] > 0.9 && two_bots[at::CODE] > 0.9);
+    assert_eq!(two_bots[at::SAME_BOT], 0.0);
+    let later = of(1, 2);
+    assert_eq!((later[at::SAME_BOT_LATER_ROUND], later[at::REPEAT_SAME_LINE]), (1.0, 1.0));
+    assert_eq!((later[at::WORDS], later[at::OTHER_COMMIT]), (0.0, 1.0));
+    assert!(later[at::REPEAT_WORDS] > 0.9);
+    let same_round = of(1, 3);
+    assert_eq!(same_round[at::SAME_BOT_ROUND_ELSEWHERE], 1.0);
+    assert!(same_round[at::SAME_ROUND_LINE_GAP] > 0.8 && same_round[at::SAME_ROUND_WORDS] > 0.9);
+    assert_eq!(same_round[at::REPEAT_WORDS], 0.0);
 }
 
 #[test]
@@ -190,7 +198,7 @@ fn people_split_and_join_whatever_the_model_says() {
 }
 
 /// A finding that resembles two others does not chain them into one issue: two clusters
-/// join only when the pairs between them match on average.
+/// join only when every pair between them is at least loosely probable.
 #[test]
 fn a_finding_between_two_issues_does_not_chain_them() {
     let findings = [

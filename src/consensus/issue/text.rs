@@ -186,17 +186,35 @@ impl Corpus {
         out
     }
 
-    /// The terms two findings share, heaviest first (code before words on ties).
-    pub(super) fn shared_terms(&self, a: usize, b: usize) -> Vec<u32> {
+    /// What two findings share, for a reason: code, literals and suggested code before
+    /// classes and words, heaviest first within each, each shown once.
+    pub(super) fn shared_terms(&self, a: usize, b: usize) -> Vec<&str> {
         let mut shared = Vec::new();
-        self.each_shared(a, b, |t| shared.push(t));
+        self.each_shared(a, b, |t| {
+            if self.channels[t as usize] != Channel::Title {
+                shared.push(t);
+            }
+        });
+        let rank = |t: u32| match self.channels[t as usize] {
+            Channel::Code | Channel::Literal | Channel::Suggestion => 0,
+            Channel::Class => 1,
+            Channel::Word | Channel::Title => 2,
+        };
         shared.sort_by(|&x, &y| {
-            self.weights[y as usize]
-                .total_cmp(&self.weights[x as usize])
-                .then(self.channels[x as usize].cmp(&self.channels[y as usize]))
+            rank(x)
+                .cmp(&rank(y))
+                .then(self.weights[y as usize].total_cmp(&self.weights[x as usize]))
                 .then(x.cmp(&y))
         });
-        shared
+        let mut shown: Vec<&str> = Vec::with_capacity(shared.len());
+        for t in shared {
+            let text = self.show(t);
+            let bare = text.trim_matches('`');
+            if !shown.iter().any(|s| s.trim_matches('`').eq_ignore_ascii_case(bare)) {
+                shown.push(text);
+            }
+        }
+        shown
     }
 
     /// How a reason shows the term: code in backticks, classes and words as they are.

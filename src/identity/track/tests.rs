@@ -437,9 +437,10 @@ fn a_resolved_thread_resolves_without_a_re_review() {
 
 #[test]
 fn identical_duplicates_get_distinct_stable_fingerprints() {
+    // One bot, one title, in two files: two findings whatever the matching.
     let members = [
         member("coderabbit", 10, 10, "Add a null check"),
-        member("coderabbit", 11, 200, "Add a null check"),
+        member("coderabbit", 11, 200, "Add a null check").at("app/db/other.py", Some(200)),
     ];
     let src = sources(&["coderabbit"], &[]);
     let first = first_run(&members, &src);
