@@ -77,9 +77,9 @@ fn main() -> anyhow::Result<()> {
     if args.iter().any(|a| a == "--ablation") {
         println!("\ndrop-one ablation (cross-validated; F1 over every member, then open):");
         println!(
-            "| dropped | channel | precision | recall | cross-bot recall | F1 | must-not-merge | open F1 |"
+            "| dropped | channel | pair AUC | log loss | precision | recall | cross-bot recall | F1 | must-not-merge | open F1 |"
         );
-        println!("|---|---|---|---|---|---|---|---|");
+        println!("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|");
         row("(none)", "", &cv);
         for (k, name) in FEATURES.iter().enumerate() {
             let mut used = all;
@@ -114,6 +114,12 @@ fn main() -> anyhow::Result<()> {
 fn print_cv(cv: &CrossValidation) {
     println!("  open members, default inputs: {}", cv.open.summary());
     println!("  every member:                 {}", cv.all.summary());
+    println!(
+        "  held-out pairs: AUC {:.3}, log loss {:.3} ({} pairs)",
+        cv.auc(),
+        cv.log_loss(),
+        cv.pairs.len()
+    );
     for (name, (_, all)) in &cv.per_pr {
         for violation in &all.violations {
             println!("    must-not-merge merged: {name} {violation}");
@@ -124,7 +130,9 @@ fn print_cv(cv: &CrossValidation) {
 fn row(name: &str, channel: &str, cv: &CrossValidation) {
     let s = &cv.all;
     println!(
-        "| {name} | {channel} | {:.2} | {:.2} | {:.2} | {:.3} | {} | {:.3} |",
+        "| {name} | {channel} | {:.3} | {:.3} | {:.2} | {:.2} | {:.2} | {:.3} | {} | {:.3} |",
+        cv.auc(),
+        cv.log_loss(),
         s.precision(),
         s.recall(),
         s.cross_bot_recall(),

@@ -13,7 +13,7 @@ use crate::consensus::{self, Judgement, Model, FEATURE_COUNT};
 use crate::model::NormalizedFinding;
 
 /// The L2 penalties a fit chooses from.
-pub const PENALTIES: &[f64] = &[0.01, 0.1, 1.0];
+pub const PENALTIES: &[f64] = &[0.1, 0.3, 1.0, 3.0, 10.0];
 /// The link thresholds a fit chooses from.
 pub const THRESHOLDS: &[f64] = &[0.3, 0.4, 0.5, 0.6, 0.7, 0.8];
 /// How a fit weighs recall against precision when it chooses (F-beta): a wrong merge hides
@@ -338,45 +338,70 @@ pub fn fit_with(
 }
 
 /// Fit the match model on every PR given, choosing the penalty and the link threshold by
-/// leave-one-repository-out cross-validation inside them (the best F-beta over every member,
-/// `BETA`;
-/// ties: the stronger penalty, then the threshold nearest 0.5). No PR outside `prs` is
-/// looked at, so a figure measured on other PRs stays held out.
+/// leave-one-repository-out cross-validation inside them: the penalty whose held-out pairs
+/// are predicted best (log loss), then, with it, the threshold whose held-out clusters score
+/// best (F-beta over every member, [`BETA`]; ties: the threshold nearest 0.5). No PR outside
+/// `prs` is looked at, so a figure measured on other PRs stays held out.
 pub fn fit_on(prs: &[&LabelledPr], used: &[bool; FEATURE_COUNT]) -> Model {
     let repositories: BTreeSet<&str> = prs.iter().map(|pr| pr.repository.as_str()).collect();
-    let mut best: Option<(f64, f64, f64)> = None; // (F1, l2, threshold)
-    if repositories.len() > 1 {
-        for &l2 in PENALTIES {
-            let mut scores = vec![Score::default(); THRESHOLDS.len()];
-            for &held_out in &repositories {
-                let training: Vec<&LabelledPr> = prs
-                    .iter()
-                    .copied()
-                    .filter(|pr| pr.repository != held_out)
-                    .collect();
-                let mut model = fit_with(&training, used, l2, 0.5);
-                for pr in prs.iter().filter(|pr| pr.repository == held_out) {
-                    for (k, &threshold) in THRESHOLDS.iter().enumerate() {
-                        model.threshold = threshold;
-                        scores[k].add(&pr.all.score(&clusters_with(&pr.all, &model)));
-                    }
-                }
-            }
-            for (score, &threshold) in scores.iter().zip(THRESHOLDS) {
-                let f1 = score.f_beta(BETA);
-                let better = best.is_none_or(|(f, l, t)| {
-                    f1 > f + 1e-9
-                        || ((f1 - f).abs() <= 1e-9
-                            && (l2 > l || (l2 == l && (threshold - 0.5).abs() < (t - 0.5).abs())))
-                });
-                if better {
-                    best = Some((f1, l2, threshold));
+    if repositories.len() < 2 {
+        return fit_with(prs, used, PENALTIES[PENALTIES.len() - 1], 0.5);
+    }
+    // The inner folds' models, per penalty.
+    let folds: Vec<Vec<(&str, Model)>> = PENALTIES
+        .iter()
+        .map(|&l2| {
+            repositories
+                .iter()
+                .map(|&held_out| {
+                    let training: Vec<&LabelledPr> = prs
+                        .iter()
+                        .copied()
+                        .filter(|pr| pr.repository != held_out)
+                        .collect();
+                    (held_out, fit_with(&training, used, l2, 0.5))
+                })
+                .collect()
+        })
+        .collect();
+    let loss = |models: &Vec<(&str, Model)>| -> f64 {
+        let (mut total, mut count) = (0.0, 0usize);
+        for (held_out, model) in models {
+            for pr in prs.iter().filter(|pr| pr.repository == *held_out) {
+                for (x, same) in pr.all.rows() {
+                    let p = model.probability(&x);
+                    total -= (if same { p } else { 1.0 - p }).clamp(1e-9, 1.0).ln();
+                    count += 1;
                 }
             }
         }
+        total / count.max(1) as f64
+    };
+    let best = (0..PENALTIES.len())
+        .min_by(|&i, &j| loss(&folds[i]).total_cmp(&loss(&folds[j])))
+        .unwrap_or(0);
+    let mut scores = vec![Score::default(); THRESHOLDS.len()];
+    for (held_out, model) in &folds[best] {
+        let mut model = model.clone();
+        for pr in prs.iter().filter(|pr| pr.repository == *held_out) {
+            for (k, &threshold) in THRESHOLDS.iter().enumerate() {
+                model.threshold = threshold;
+                scores[k].add(&pr.all.score(&clusters_with(&pr.all, &model)));
+            }
+        }
     }
-    let (_, l2, threshold) = best.unwrap_or((0.0, 1.0, 0.5));
-    fit_with(prs, used, l2, threshold)
+    let mut threshold: f64 = 0.5;
+    let mut best_score = f64::NEG_INFINITY;
+    for (score, &t) in scores.iter().zip(THRESHOLDS) {
+        let f = score.f_beta(BETA);
+        if f > best_score + 1e-9
+            || ((f - best_score).abs() <= 1e-9 && (t - 0.5).abs() < (threshold - 0.5).abs())
+        {
+            best_score = f;
+            threshold = t;
+        }
+    }
+    fit_with(prs, used, PENALTIES[best], threshold)
 }
 
 /// Held-out figures: per PR, both views, scored with a model fitted on other repositories.
@@ -384,8 +409,48 @@ pub fn fit_on(prs: &[&LabelledPr], used: &[bool; FEATURE_COUNT]) -> Model {
 pub struct CrossValidation {
     pub open: Score,
     pub all: Score,
+    /// Every labelled pair of the every-member views with its held-out probability: the
+    /// steadier, pair-level view of the same model ([`CrossValidation::auc`]).
+    pub pairs: Vec<(f64, bool)>,
     /// Per PR name: (open, all).
     pub per_pr: BTreeMap<String, (Score, Score)>,
+}
+
+impl CrossValidation {
+    /// The probability that a same-defect pair scores above a different-defect pair of the
+    /// held-out PRs (ties count half).
+    pub fn auc(&self) -> f64 {
+        let mut sorted: Vec<(f64, bool)> = self.pairs.clone();
+        sorted.sort_by(|x, y| x.0.total_cmp(&y.0));
+        let positives = sorted.iter().filter(|(_, same)| *same).count() as f64;
+        let negatives = sorted.len() as f64 - positives;
+        if positives == 0.0 || negatives == 0.0 {
+            return 1.0;
+        }
+        // Rank-sum with average ranks for ties.
+        let mut rank_sum = 0.0;
+        let mut i = 0;
+        while i < sorted.len() {
+            let mut j = i;
+            while j < sorted.len() && sorted[j].0 == sorted[i].0 {
+                j += 1;
+            }
+            let average_rank = (i + j + 1) as f64 / 2.0;
+            rank_sum += average_rank * sorted[i..j].iter().filter(|(_, s)| *s).count() as f64;
+            i = j;
+        }
+        (rank_sum - positives * (positives + 1.0) / 2.0) / (positives * negatives)
+    }
+
+    /// Mean negative log-likelihood of the held-out pairs' labels (lower is better).
+    pub fn log_loss(&self) -> f64 {
+        let total: f64 = self
+            .pairs
+            .iter()
+            .map(|&(p, same)| -(if same { p } else { 1.0 - p }).clamp(1e-9, 1.0).ln())
+            .sum();
+        total / self.pairs.len().max(1) as f64
+    }
 }
 
 /// Leave-one-repository-out cross-validation: for each repository, fit on every other
@@ -400,6 +465,12 @@ pub fn cross_validate(prs: &[LabelledPr], used: &[bool; FEATURE_COUNT]) -> Cross
         for pr in prs.iter().filter(|pr| pr.repository == held_out) {
             let open = pr.open.score(&clusters_with(&pr.open, &model));
             let all = pr.all.score(&clusters_with(&pr.all, &model));
+            out.pairs.extend(
+                pr.all
+                    .rows()
+                    .into_iter()
+                    .map(|(x, same)| (model.probability(&x), same)),
+            );
             out.open.add(&open);
             out.all.add(&all);
             out.per_pr.insert(pr.name.clone(), (open, all));

@@ -1,361 +1,183 @@
-//! A small vocabulary of defect concepts, mapped to CWE where one fits: two bots that name
-//! the same kind of defect in different words ("unsanitized", "injection") share a concept.
-//! Generic classes only; a concept is one weighted term among the others, never a match on
-//! its own.
+//! The defect-class vocabulary: MITRE's CWE weaknesses (view 1000, CWE 4.14) with the
+//! phrases that name them, plus the review classes CWE lacks (naming, dead code, docs
+//! drift, ...), from `data/defect-classes.tsv` (made by `scripts/defect_classes.py`; CWE
+//! (c) The MITRE Corporation, terms in data/CWE-NOTICE). Two bots that name one kind of
+//! defect in different words ("SQL injection", a code-scanning rule `py/sql-injection`,
+//! "interpolated into the SQL") share a class; a class also stands for its ancestors below
+//! the pillars, so "SQL injection" (CWE-89) and "injection" (CWE-74) meet.
 
 use std::sync::OnceLock;
 
 use aho_corasick::AhoCorasick;
+use rust_stemmers::{Algorithm, Stemmer};
 
-use crate::adapters::taxonomy::Fit;
+const TABLE: &str = include_str!("../../../data/defect-classes.tsv");
 
+/// One defect class.
 pub(super) struct Class {
-    pub name: &'static str,
-    pub cwe: Option<u16>,
-    triggers: &'static [(&'static str, Fit)],
+    /// `CWE-89`, `review:naming`.
+    pub id: &'static str,
+    pub label: &'static str,
+    /// Itself and its ancestors below the pillars, as indices into the vocabulary.
+    pub lineage: Vec<u32>,
 }
 
 impl Class {
-    /// `race condition (CWE-362)`.
-    pub fn label(&self) -> String {
-        match self.cwe {
-            Some(cwe) => format!("{} (CWE-{cwe})", self.name),
-            None => self.name.to_owned(),
+    /// `SQL Injection (CWE-89)`, `naming`.
+    pub fn shown(&self) -> String {
+        if self.id.starts_with("CWE-") {
+            format!("{} ({})", self.label, self.id)
+        } else {
+            self.label.to_owned()
         }
     }
 }
 
-use Fit::{Prefix, Word};
-
-pub(super) const CLASSES: &[Class] = &[
-    Class {
-        name: "injection",
-        cwe: Some(74),
-        triggers: &[
-            ("injection", Prefix),
-            ("injectable", Prefix),
-            ("unsanitized", Prefix),
-            ("unsanitised", Prefix),
-            ("shell metachar", Prefix),
-        ],
-    },
-    Class {
-        name: "race condition",
-        cwe: Some(362),
-        triggers: &[
-            ("race", Word),
-            ("racy", Word),
-            ("toctou", Word),
-            ("concurrent", Prefix),
-            ("concurrency", Prefix),
-            ("atomic", Prefix),
-        ],
-    },
-    Class {
-        name: "null dereference",
-        cwe: Some(476),
-        triggers: &[
-            ("null", Prefix),
-            ("nil", Word),
-            ("undefined", Word),
-            ("dereferenc", Prefix),
-        ],
-    },
-    Class {
-        name: "resource leak",
-        cwe: Some(772),
-        triggers: &[
-            ("resource leak", Prefix),
-            ("memory leak", Prefix),
-            ("file descriptor", Prefix),
-            ("unclosed", Word),
-            ("never closed", Prefix),
-            ("not closed", Prefix),
-        ],
-    },
-    Class {
-        name: "timing comparison",
-        cwe: Some(208),
-        triggers: &[
-            ("timing attack", Prefix),
-            ("timing-safe", Prefix),
-            ("constant-time", Prefix),
-            ("constant time", Prefix),
-        ],
-    },
-    Class {
-        name: "off-by-one",
-        cwe: Some(193),
-        triggers: &[
-            ("off-by-one", Prefix),
-            ("off by one", Prefix),
-            ("fencepost", Prefix),
-        ],
-    },
-    Class {
-        name: "unbounded retry",
-        cwe: Some(834),
-        triggers: &[
-            ("retry", Prefix),
-            ("retries", Word),
-            ("backoff", Prefix),
-            ("infinite loop", Prefix),
-            ("unbounded", Word),
-        ],
-    },
-    Class {
-        name: "N+1 queries",
-        cwe: Some(1073),
-        triggers: &[
-            ("n+1", Prefix),
-            ("query per", Prefix),
-            ("queries per", Prefix),
-        ],
-    },
-    Class {
-        name: "path traversal",
-        cwe: Some(22),
-        triggers: &[
-            ("traversal", Prefix),
-            ("zip slip", Prefix),
-            ("zip-slip", Prefix),
-        ],
-    },
-    Class {
-        name: "secret exposure",
-        cwe: Some(200),
-        triggers: &[
-            ("secret", Prefix),
-            ("credential", Prefix),
-            ("password", Prefix),
-            ("api key", Prefix),
-            ("token", Word),
-        ],
-    },
-    Class {
-        name: "error detail exposure",
-        cwe: Some(209),
-        triggers: &[
-            ("stack trace", Prefix),
-            ("implementation details", Prefix),
-            ("internal details", Prefix),
-            ("raw error", Prefix),
-        ],
-    },
-    Class {
-        name: "silent failure",
-        cwe: Some(390),
-        triggers: &[
-            ("silently", Word),
-            ("quietly", Word),
-            ("without a word", Prefix),
-            ("swallow", Prefix),
-        ],
-    },
-    Class {
-        name: "unhandled error",
-        cwe: Some(755),
-        triggers: &[
-            ("unhandled", Word),
-            ("not handled", Prefix),
-            ("uncaught", Word),
-            ("error handling", Prefix),
-        ],
-    },
-    Class {
-        name: "case sensitivity",
-        cwe: Some(178),
-        triggers: &[
-            ("case-sensitive", Prefix),
-            ("case sensitive", Prefix),
-            ("case-insensitive", Prefix),
-            ("case insensitive", Prefix),
-            ("lowercase", Prefix),
-            ("uppercase", Prefix),
-            ("capitalis", Prefix),
-            ("capitaliz", Prefix),
-        ],
-    },
-    Class {
-        name: "ordering",
-        cwe: None,
-        triggers: &[
-            ("sort", Word),
-            ("sorted", Word),
-            ("sorting", Word),
-            ("ordered by", Prefix),
-            ("out of order", Prefix),
-        ],
-    },
-    Class {
-        name: "pagination",
-        cwe: None,
-        triggers: &[
-            ("paginat", Prefix),
-            ("per_page", Prefix),
-            ("page size", Prefix),
-            ("truncated", Word),
-        ],
-    },
-    Class {
-        name: "type safety",
-        cwe: None,
-        triggers: &[
-            ("type safety", Prefix),
-            ("type-safe", Prefix),
-            ("type annotation", Prefix),
-            ("typing", Word),
-        ],
-    },
-    Class {
-        name: "debug output",
-        cwe: Some(489),
-        triggers: &[
-            ("console.log", Prefix),
-            ("debug", Prefix),
-            ("print statement", Prefix),
-        ],
-    },
-    Class {
-        name: "missing tests",
-        cwe: None,
-        triggers: &[
-            ("untested", Word),
-            ("test coverage", Prefix),
-            ("add tests", Prefix),
-            ("add a test", Prefix),
-            ("without tests", Prefix),
-            ("no tests", Prefix),
-        ],
-    },
-    Class {
-        name: "documentation mismatch",
-        cwe: None,
-        triggers: &[
-            ("contradict", Prefix),
-            ("documentation", Prefix),
-            ("docstring", Prefix),
-            ("docs", Word),
-            ("out of date", Prefix),
-            ("stale comment", Prefix),
-        ],
-    },
-    Class {
-        name: "localization",
-        cwe: None,
-        triggers: &[
-            ("locale", Word),
-            ("i18n", Word),
-            ("locali", Prefix),
-            ("translation", Prefix),
-        ],
-    },
-];
-
-/// Every trigger of every concept in one automaton (ASCII case folded), and the concept
-/// and fit of each pattern: one pass over a finding's text finds them all.
-struct Triggers {
+pub(super) struct Lexicon {
+    pub classes: Vec<Class>,
+    /// Every phrase, stemmed and wrapped in spaces (` sql inject `), and its class.
     automaton: AhoCorasick,
-    patterns: Vec<(usize, Fit)>,
+    class_of_phrase: Vec<u32>,
 }
 
-fn triggers() -> &'static Triggers {
-    static TRIGGERS: OnceLock<Triggers> = OnceLock::new();
-    TRIGGERS.get_or_init(|| {
-        let mut words = Vec::new();
-        let mut patterns = Vec::new();
-        for (index, concept) in CLASSES.iter().enumerate() {
-            for &(trigger, fit) in concept.triggers {
-                words.push(trigger);
-                patterns.push((index, fit));
+/// The vocabulary, read once from the compiled-in table.
+pub(super) fn lexicon() -> &'static Lexicon {
+    static LEXICON: OnceLock<Lexicon> = OnceLock::new();
+    LEXICON.get_or_init(|| Lexicon::parse(TABLE))
+}
+
+impl Lexicon {
+    fn parse(table: &'static str) -> Lexicon {
+        struct Row {
+            id: &'static str,
+            pillar: bool,
+            label: &'static str,
+            parents: Vec<&'static str>,
+            phrases: &'static str,
+        }
+        let rows: Vec<Row> = table
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(|line| {
+                let mut cells = line.split('\t');
+                let mut next = || cells.next().unwrap_or("");
+                let (id, abstraction, label, parents, phrases) =
+                    (next(), next(), next(), next(), next());
+                Row {
+                    id,
+                    pillar: abstraction == "Pillar",
+                    label,
+                    parents: parents.split(',').filter(|p| !p.is_empty()).collect(),
+                    phrases,
+                }
+            })
+            .collect();
+        let index = |id: &str| rows.iter().position(|r| r.id == id);
+        let mut classes = Vec::with_capacity(rows.len());
+        for (k, row) in rows.iter().enumerate() {
+            // Walk up the ChildOf links, stopping at pillars (too broad to mean anything).
+            let mut lineage = vec![k as u32];
+            let mut frontier: Vec<usize> = vec![k];
+            while let Some(at) = frontier.pop() {
+                for parent in rows[at].parents.iter().filter_map(|p| index(p)) {
+                    if !rows[parent].pillar && !lineage.contains(&(parent as u32)) {
+                        lineage.push(parent as u32);
+                        frontier.push(parent);
+                    }
+                }
+            }
+            lineage.sort_unstable();
+            classes.push(Class {
+                id: row.id,
+                label: row.label,
+                lineage,
+            });
+        }
+        let stemmer = Stemmer::create(Algorithm::English);
+        let mut phrases = Vec::new();
+        let mut class_of_phrase = Vec::new();
+        for (k, row) in rows.iter().enumerate() {
+            for phrase in row.phrases.split(';').filter(|p| !p.trim().is_empty()) {
+                let mut stemmed = String::from(" ");
+                for word in words(phrase) {
+                    stemmed.push_str(&stemmer.stem(&word.to_lowercase()));
+                    stemmed.push(' ');
+                }
+                if stemmed.len() > 1 {
+                    phrases.push(stemmed);
+                    class_of_phrase.push(k as u32);
+                }
             }
         }
-        let automaton = AhoCorasick::builder()
-            .ascii_case_insensitive(true)
-            .build(words)
-            .expect("the concept triggers are a small fixed list");
-        Triggers {
+        let automaton = AhoCorasick::new(&phrases)
+            .unwrap_or_else(|e| panic!("data/defect-classes.tsv: phrases do not build: {e}"));
+        Lexicon {
+            classes,
             automaton,
-            patterns,
-        }
-    })
-}
-
-fn is_word_char(c: char) -> bool {
-    c.is_alphanumeric() || c == '_'
-}
-
-/// Which concepts `text` mentions (any case), as a bit per entry of `CLASSES`.
-pub(super) fn found_in(text: &str) -> u64 {
-    let triggers = triggers();
-    let mut found = 0u64;
-    for hit in triggers.automaton.find_overlapping_iter(text) {
-        let (concept, fit) = triggers.patterns[hit.pattern().as_usize()];
-        let starts_word = text[..hit.start()]
-            .chars()
-            .next_back()
-            .is_none_or(|c| !is_word_char(c));
-        let rest = &text[hit.end()..];
-        let ends_right = match fit {
-            Prefix => true,
-            Word => {
-                let rest = rest.strip_prefix(['s', 'S']).unwrap_or(rest);
-                rest.chars().next().is_none_or(|c| !is_word_char(c))
-            }
-        };
-        if starts_word && ends_right {
-            found |= 1 << concept;
+            class_of_phrase,
         }
     }
-    found
+
+    /// The classes a text names, with their lineages: `stems` is the text's words, stemmed
+    /// and lowercased, each followed by a space, after a leading space (` the sql inject `).
+    pub(super) fn classes_in(&self, stems: &str, out: &mut Vec<u32>) {
+        for hit in self.automaton.find_overlapping_iter(stems) {
+            let class = self.class_of_phrase[hit.pattern().as_usize()];
+            out.extend_from_slice(&self.classes[class as usize].lineage);
+        }
+    }
 }
 
-/// The classes `text` mentions, in vocabulary order.
-pub(super) fn classes_in(text: &str) -> impl Iterator<Item = &'static Class> {
-    classes_of(found_in(text))
-}
-
-/// The classes of a bit set from `found_in`, in vocabulary order.
-pub(super) fn classes_of(found: u64) -> impl Iterator<Item = &'static Class> {
-    CLASSES
-        .iter()
-        .enumerate()
-        .filter(move |(index, _)| found & (1 << index) != 0)
-        .map(|(_, concept)| concept)
+/// Words for phrase matching: runs of letters and digits (`sql-injection`, `py/sql_injection`
+/// and "SQL injection" read alike; `n+1` keeps its plus).
+pub(super) fn words(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '+'))
+        .filter(|w| !w.is_empty())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn names(text: &str) -> Vec<&'static str> {
-        classes_of(found_in(text)).map(|c| c.name).collect()
+    fn named(text: &str) -> Vec<&'static str> {
+        let lexicon = lexicon();
+        let stemmer = Stemmer::create(Algorithm::English);
+        let mut stems = String::from(" ");
+        for word in words(text) {
+            stems.push_str(&stemmer.stem(&word.to_lowercase()));
+            stems.push(' ');
+        }
+        let mut found = Vec::new();
+        lexicon.classes_in(&stems, &mut found);
+        found.sort_unstable();
+        found.dedup();
+        found
+            .into_iter()
+            .map(|k| lexicon.classes[k as usize].id)
+            .collect()
     }
 
     #[test]
-    fn different_words_name_one_concept() {
-        assert_eq!(names("The query is injectable"), ["injection"]);
-        assert_eq!(names("Unsanitized input reaches the shell"), ["injection"]);
-        assert_eq!(names("A TOCTOU window"), ["race condition"]);
-        assert_eq!(names("matches case-sensitively"), ["case sensitivity"]);
-        assert!(
-            names("The tracer runs ahead").is_empty(),
-            "`race` starts a word"
-        );
-        assert!(names("in order to keep it").is_empty());
+    fn the_table_parses_with_cwe_and_review_classes() {
+        let lexicon = lexicon();
+        assert!(lexicon.classes.len() > 900, "{}", lexicon.classes.len());
+        assert!(lexicon.classes.iter().any(|c| c.id == "review:magic-number"));
+        let sql = lexicon.classes.iter().find(|c| c.id == "CWE-89").unwrap();
+        assert_eq!(sql.shown(), "SQL Injection (CWE-89)");
     }
 
     #[test]
-    fn the_vocabulary_fits_the_bit_set() {
-        assert!(CLASSES.len() <= 64);
-    }
-
-    #[test]
-    fn concept_names_are_distinct_and_labelled() {
-        let mut seen: Vec<&str> = CLASSES.iter().map(|c| c.name).collect();
-        seen.sort_unstable();
-        seen.dedup();
-        assert_eq!(seen.len(), CLASSES.len());
-        assert_eq!(CLASSES[1].label(), "race condition (CWE-362)");
+    fn different_words_and_rule_ids_name_one_class_and_its_ancestors() {
+        let prose = named("The per-order lookup interpolates `order_ref` into the SQL text: SQL injection.");
+        let rule = named("py/sql-injection");
+        assert!(prose.contains(&"CWE-89") && rule.contains(&"CWE-89"), "{prose:?} {rule:?}");
+        // CWE-89 is a child of CWE-943 and, above it, CWE-74 (injection).
+        assert!(rule.contains(&"CWE-74"), "{rule:?}");
+        assert!(named("Two instances race on the temp file").contains(&"CWE-362"));
+        assert!(named("Insecure temporary file").contains(&"CWE-377"));
+        assert!(named("Extract this magic number into a named constant").contains(&"review:magic-number"));
+        // Pillars are never reached through a lineage.
+        assert!(!rule.contains(&"CWE-707"), "{rule:?}");
+        assert!(named("The tracer runs ahead of the sampler").is_empty());
     }
 }

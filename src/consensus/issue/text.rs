@@ -262,10 +262,17 @@ struct Builder {
     ids: FastMap<Box<str>, u32>,
     /// Lowercase word -> its stemmed word term (or `u32::MAX`: not a term).
     words: FastMap<Box<str>, u32>,
+    /// Lowercase word -> its stem, every word (for defect-class phrases, stop words too).
+    stems: FastMap<Box<str>, Box<str>>,
+    /// Defect class (vocabulary index) -> its term.
+    classes: FastMap<u32, u32>,
     channels: Vec<Channel>,
     display: Vec<Box<str>>,
     key: String,
     lower: String,
+    /// The text being scanned for defect classes, stemmed; and the classes found.
+    stemmed: String,
+    found: Vec<u32>,
 }
 
 impl Default for Builder {
@@ -274,10 +281,14 @@ impl Default for Builder {
             stemmer: Stemmer::create(Algorithm::English),
             ids: FastMap::default(),
             words: FastMap::default(),
+            stems: FastMap::default(),
+            classes: FastMap::default(),
             channels: Vec::new(),
             display: Vec::new(),
             key: String::new(),
             lower: String::new(),
+            stemmed: String::new(),
+            found: Vec::new(),
         }
     }
 }
@@ -307,10 +318,8 @@ impl Builder {
                     Piece::Prose(prose) => self.prose(prose, out),
                 }
             }
-            for class in lexicon::classes_in(&text) {
-                out.push(self.id(Channel::Class, class.name, &class.label()));
-            }
         }
+        self.defect_classes(finding, out);
         for token in prose_words(&without_boilerplate(&finding.title)) {
             for word in token.split('.').filter(|w| !w.is_empty()) {
                 if !looks_like_identifier(word) && !is_file_name(token) {
@@ -323,6 +332,50 @@ impl Builder {
                 out.push(self.lowered_id(Channel::Suggestion, token));
             }
         }
+    }
+
+    /// The defect classes the title, explanation and rule id name (`py/sql-injection`).
+    fn defect_classes(&mut self, finding: &NormalizedFinding, out: &mut Vec<u32>) {
+        let mut stemmed = std::mem::take(&mut self.stemmed);
+        stemmed.clear();
+        stemmed.push(' ');
+        for text in [
+            finding.title.as_str(),
+            finding.detail.as_str(),
+            finding.evidence.symbol.as_str(),
+        ] {
+            for word in lexicon::words(text) {
+                lowercase_into(word, &mut self.lower);
+                match self.stems.get(self.lower.as_str()) {
+                    Some(stem) => stemmed.push_str(stem),
+                    None => {
+                        let stem: Box<str> = self.stemmer.stem(&self.lower).into();
+                        stemmed.push_str(&stem);
+                        self.stems.insert(self.lower.as_str().into(), stem);
+                    }
+                }
+                stemmed.push(' ');
+            }
+        }
+        let lexicon = lexicon::lexicon();
+        self.found.clear();
+        lexicon.classes_in(&stemmed, &mut self.found);
+        self.found.sort_unstable();
+        self.found.dedup();
+        for k in std::mem::take(&mut self.found) {
+            let term = match self.classes.get(&k) {
+                Some(&term) => term,
+                None => {
+                    let class = &lexicon.classes[k as usize];
+                    let term = self.id(Channel::Class, class.id, &class.shown());
+                    self.classes.insert(k, term);
+                    term
+                }
+            };
+            out.push(term);
+            self.found.push(k);
+        }
+        self.stemmed = stemmed;
     }
 
     /// The term of `text` lowercased (through a reused buffer: most lookups find it).
