@@ -160,8 +160,8 @@ fn dump(prs: &[LabelledPr], path: &Path) -> anyhow::Result<()> {
                 },
                 "clusters": [labels[pair.a], labels[pair.b]],
                 "features": pair.features.to_vec(),
-                "a": {"bot": x.bot, "line": x.evidence.line, "commit": x.provenance.commit, "title": x.title, "detail": x.detail, "suggested": x.evidence.suggested},
-                "b": {"bot": y.bot, "line": y.evidence.line, "commit": y.provenance.commit, "title": y.title, "detail": y.detail, "suggested": y.evidence.suggested},
+                "a": {"bot": x.bot, "line": x.evidence.line, "commit": x.provenance.commit, "title": x.title, "detail": x.detail},
+                "b": {"bot": y.bot, "line": y.evidence.line, "commit": y.provenance.commit, "title": y.title, "detail": y.detail},
             });
             writeln!(out, "{row}")?;
         }

@@ -130,11 +130,6 @@ pub struct Evidence {
     /// Copilot's "also appears on line N"): matching compares every range.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub also: Vec<LineRange>,
-    /// The code the bot's suggestion block proposes (GitHub ```` ```suggestion ````, or the
-    /// added lines of a ```` ```diff ```` block): two bots proposing the same change are
-    /// evidence of one defect.
-    #[serde(skip_serializing_if = "String::is_empty")]
-    pub suggested: String,
 }
 
 /// Lines `start..=end` of the finding's file.

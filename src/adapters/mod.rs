@@ -489,15 +489,6 @@ fn finish_source(
             markdown::shorten(&markdown::collapse_whitespace(&finding.title), TITLE_CHARS);
         finding.detail = markdown::shorten(&finding.detail, DETAIL_CHARS + 80);
         respect_severity(&mut finding);
-        if finding.evidence.suggested.is_empty() {
-            if let Some(body) = finding
-                .provenance
-                .comment_id
-                .and_then(|id| threads.body(id))
-            {
-                finding.evidence.suggested = markdown::suggested_code(body);
-            }
-        }
         let state = threads.state(finding.provenance.comment_id);
         let is_resolved = state.resolved || output.withdrawn.contains(&finding.finding_id);
         if is_resolved && !options.include_resolved {

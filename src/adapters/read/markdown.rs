@@ -402,49 +402,6 @@ pub fn shorten(text: &str, max_chars: usize) -> String {
     format!("{}…", head.trim_end())
 }
 
-/// Most characters of suggested code kept per comment.
-const SUGGESTED_CHARS: usize = 2_000;
-
-/// The code a comment's suggestion blocks propose: the body of each ```` ```suggestion ````
-/// block and the added lines (`+`) of each ```` ```diff ```` block, bounded.
-pub fn suggested_code(text: &str) -> String {
-    use pulldown_cmark::CodeBlockKind;
-    let mut out = String::new();
-    let mut kind: Option<bool> = None; // Some(true): diff, Some(false): suggestion
-    for event in Parser::new_ext(text, Options::empty()) {
-        match event {
-            Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info))) => {
-                let lang = info.split_whitespace().next().unwrap_or("");
-                kind = match lang {
-                    "suggestion" => Some(false),
-                    "diff" => Some(true),
-                    _ => None,
-                };
-            }
-            Event::End(TagEnd::CodeBlock) => kind = None,
-            Event::Text(code) => match kind {
-                Some(false) => out.push_str(&code),
-                Some(true) => {
-                    for line in code.lines() {
-                        if let Some(added) =
-                            line.strip_prefix('+').filter(|_| !line.starts_with("+++"))
-                        {
-                            out.push_str(added);
-                            out.push('\n');
-                        }
-                    }
-                }
-                None => {}
-            },
-            _ => {}
-        }
-        if out.len() > SUGGESTED_CHARS * 4 {
-            break;
-        }
-    }
-    shorten(out.trim(), SUGGESTED_CHARS)
-}
-
 /// Strip one level of `> ` quoting from every run of quoted lines that contains a
 /// `<details>` block (CodeRabbit wraps its outside-diff section in a callout); other quotes
 /// (e.g. a `> ‼️ IMPORTANT` note) are left alone.
@@ -498,13 +455,6 @@ mod tests {
         assert_eq!(masked.len(), text.len());
         assert!(!masked.contains("<details>"));
         assert!(masked.ends_with("c é"));
-    }
-
-    #[test]
-    fn suggested_code_is_suggestion_bodies_and_added_diff_lines() {
-        let body = "Fix it:\n\n```suggestion\nlet x = 1;\n```\n\n```diff\n--- a\n+++ b\n-let y = 0;\n+let y = 2;\n```\n\n```rust\nignored();\n```\n";
-        assert_eq!(suggested_code(body), "let x = 1;\nlet y = 2;");
-        assert_eq!(suggested_code("no code here"), "");
     }
 
     #[test]

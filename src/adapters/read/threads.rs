@@ -121,11 +121,6 @@ pub struct ThreadIndex<'a> {
 }
 
 impl<'a> ThreadIndex<'a> {
-    /// The body of the review comment with this id.
-    pub fn body(&self, id: u64) -> Option<&'a str> {
-        self.comments.get(&id).map(|c| c.body.as_str())
-    }
-
     pub fn new(snapshot: &'a PrSnapshot) -> Self {
         let comments: HashMap<u64, &ReviewComment> =
             snapshot.review_comments.iter().map(|c| (c.id, c)).collect();

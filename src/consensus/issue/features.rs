@@ -12,16 +12,11 @@ use crate::model::{CategorySource, NormalizedFinding};
 /// usually means two places, while a later round on the same line is usually a repeat.
 pub const FEATURES: &[&str] = &[
     // WHERE
-    "same_line",
     "line_gap",
-    "no_line",
     "other_commit",
     "mutual_nearest",
-    "same_bot",
     "same_bot_round_elsewhere",
     "same_round_line_gap",
-    "same_bot_later_round",
-    "repeat_same_line",
     "repeat_line_gap",
     // WHAT, two bots
     "words",
@@ -36,40 +31,33 @@ pub const FEATURES: &[&str] = &[
     "same_round_code",
     // WHAT, any pair
     "literals",
-    "suggestion",
     "defect_class",
     "polarity",
     "category_wall",
 ];
 
-pub const FEATURE_COUNT: usize = 24;
+pub const FEATURE_COUNT: usize = 18;
 
 /// Feature indices, for code that reads one.
 pub(super) mod at {
-    pub const SAME_LINE: usize = 0;
-    pub const LINE_GAP: usize = 1;
-    pub const NO_LINE: usize = 2;
-    pub const OTHER_COMMIT: usize = 3;
-    pub const MUTUAL_NEAREST: usize = 4;
-    pub const SAME_BOT: usize = 5;
-    pub const SAME_BOT_ROUND_ELSEWHERE: usize = 6;
-    pub const SAME_ROUND_LINE_GAP: usize = 7;
-    pub const SAME_BOT_LATER_ROUND: usize = 8;
-    pub const REPEAT_SAME_LINE: usize = 9;
-    pub const REPEAT_LINE_GAP: usize = 10;
-    pub const WORDS: usize = 11;
-    pub const TITLE_WORDS: usize = 12;
-    pub const CODE: usize = 13;
-    pub const REPEAT_WORDS: usize = 14;
-    pub const REPEAT_TITLE_WORDS: usize = 15;
-    pub const REPEAT_CODE: usize = 16;
-    pub const SAME_ROUND_WORDS: usize = 17;
-    pub const SAME_ROUND_CODE: usize = 18;
-    pub const LITERALS: usize = 19;
-    pub const SUGGESTION: usize = 20;
-    pub const DEFECT_CLASS: usize = 21;
-    pub const POLARITY: usize = 22;
-    pub const CATEGORY_WALL: usize = 23;
+    pub const LINE_GAP: usize = 0;
+    pub const OTHER_COMMIT: usize = 1;
+    pub const MUTUAL_NEAREST: usize = 2;
+    pub const SAME_BOT_ROUND_ELSEWHERE: usize = 3;
+    pub const SAME_ROUND_LINE_GAP: usize = 4;
+    pub const REPEAT_LINE_GAP: usize = 5;
+    pub const WORDS: usize = 6;
+    pub const TITLE_WORDS: usize = 7;
+    pub const CODE: usize = 8;
+    pub const REPEAT_WORDS: usize = 9;
+    pub const REPEAT_TITLE_WORDS: usize = 10;
+    pub const REPEAT_CODE: usize = 11;
+    pub const SAME_ROUND_WORDS: usize = 12;
+    pub const SAME_ROUND_CODE: usize = 13;
+    pub const LITERALS: usize = 14;
+    pub const DEFECT_CLASS: usize = 15;
+    pub const POLARITY: usize = 16;
+    pub const CATEGORY_WALL: usize = 17;
 }
 
 /// Whether a feature says where (else what), for reasons and the ablation table.
@@ -151,6 +139,7 @@ pub(super) fn gap(a: &NormalizedFinding, b: &NormalizedFinding) -> Option<u32> {
 }
 
 /// The features of the pair `(a, b)` of one file, given whether they are mutually nearest.
+/// Without lines on both, the gap features are 0: only what the findings say links them.
 pub(super) fn features(
     findings: &[NormalizedFinding],
     facts: &Facts,
@@ -162,9 +151,7 @@ pub(super) fn features(
     let flag = |on: bool| f64::from(u8::from(on));
     let mut x = [0.0; FEATURE_COUNT];
     let gap = gap(&findings[a], &findings[b]);
-    let same_line = gap == Some(0);
     let line_gap = gap.map_or(0.0, |g| (1.0 + f64::from(g)).ln() / (1.0 + GAP_SCALE).ln());
-    x[at::NO_LINE] = flag(gap.is_none());
     let (ca, cb) = (facts.commit[a], facts.commit[b]);
     x[at::OTHER_COMMIT] = flag(ca != NONE && cb != NONE && ca != cb);
     x[at::MUTUAL_NEAREST] = flag(mutual_nearest);
@@ -176,28 +163,22 @@ pub(super) fn features(
         similarity[Channel::Code as usize],
     );
     if facts.bot[a] != facts.bot[b] {
-        x[at::SAME_LINE] = flag(same_line);
         x[at::LINE_GAP] = line_gap;
         x[at::WORDS] = words;
         x[at::TITLE_WORDS] = title;
         x[at::CODE] = code;
     } else if facts.same_round(a, b) {
-        x[at::SAME_BOT] = 1.0;
-        x[at::SAME_BOT_ROUND_ELSEWHERE] = flag(!same_line);
+        x[at::SAME_BOT_ROUND_ELSEWHERE] = flag(gap != Some(0));
         x[at::SAME_ROUND_LINE_GAP] = line_gap;
         x[at::SAME_ROUND_WORDS] = words;
         x[at::SAME_ROUND_CODE] = code;
     } else {
-        x[at::SAME_BOT] = 1.0;
-        x[at::SAME_BOT_LATER_ROUND] = 1.0;
-        x[at::REPEAT_SAME_LINE] = flag(same_line);
         x[at::REPEAT_LINE_GAP] = line_gap;
         x[at::REPEAT_WORDS] = words;
         x[at::REPEAT_TITLE_WORDS] = title;
         x[at::REPEAT_CODE] = code;
     }
     x[at::LITERALS] = similarity[Channel::Literal as usize];
-    x[at::SUGGESTION] = similarity[Channel::Suggestion as usize];
     x[at::DEFECT_CLASS] = similarity[Channel::Class as usize];
     // One side says something is missing or does not happen, the other does not, about
     // alike words: "null guard missing" vs "null guard redundant".

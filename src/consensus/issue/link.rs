@@ -310,9 +310,7 @@ fn category_strength(finding: &NormalizedFinding) -> u8 {
 /// How a WHERE feature reads in a reason, when it counted for the link.
 fn where_words(feature: usize) -> Option<&'static str> {
     match feature {
-        at::SAME_LINE | at::REPEAT_SAME_LINE => Some("same line"),
         at::MUTUAL_NEAREST => Some("nearest to each other"),
-        at::SAME_BOT_LATER_ROUND => Some("raised again in a later round"),
         _ => None,
     }
 }
@@ -333,7 +331,15 @@ fn reason(
         .filter(|&k| features::is_where(k) && contributions[k] > 0.0)
         .collect();
     counted.sort_by(|&i, &j| contributions[j].total_cmp(&contributions[i]));
-    let mut rule: Vec<&str> = counted.into_iter().filter_map(where_words).collect();
+    let mut rule: Vec<&str> = Vec::new();
+    if pair.gap == Some(0) {
+        rule.push("same line");
+    }
+    let (ra, rb) = (&x.provenance, &y.provenance);
+    if x.bot == y.bot && ra.commit.is_some() && ra.commit != rb.commit {
+        rule.push("raised again in a later round");
+    }
+    rule.extend(counted.into_iter().filter_map(where_words));
     let what = contributions
         .iter()
         .enumerate()

@@ -116,9 +116,9 @@ fn features_follow_who_said_it_and_when() {
     let of = |a: usize, b: usize| &pairs.iter().find(|p| (p.a, p.b) == (a, b)).unwrap().features;
     let two_bots = of(0, 1);
     assert!(two_bots[at::WORDS] > 0.9 && two_bots[at::CODE] > 0.9);
-    assert_eq!(two_bots[at::SAME_BOT], 0.0);
+    assert_eq!(two_bots[at::SAME_BOT_ROUND_ELSEWHERE], 0.0);
     let later = of(1, 2);
-    assert_eq!((later[at::SAME_BOT_LATER_ROUND], later[at::REPEAT_SAME_LINE]), (1.0, 1.0));
+    assert_eq!((later[at::REPEAT_LINE_GAP], later[at::SAME_ROUND_WORDS]), (0.0, 0.0));
     assert_eq!((later[at::WORDS], later[at::OTHER_COMMIT]), (0.0, 1.0));
     assert!(later[at::REPEAT_WORDS] > 0.9);
     let same_round = of(1, 3);

@@ -1,6 +1,6 @@
-//! What a finding says, as terms in channels: the words of its claim (stemmed), the
-//! identifiers and code it names, the numbers and literals it quotes, the code its
-//! suggestion block proposes, and the defect classes it mentions. Each term is weighted by
+//! What a finding says, as terms in channels: the words of its claim (stemmed), the words
+//! of its title alone, the identifiers and code it names, the numbers and literals it
+//! quotes, and the defect classes it mentions. Each term is weighted by
 //! how distinctive it is within this PR (inverse document frequency over its findings);
 //! how much two findings share is measured per channel, and the match model weighs the
 //! channels (a feature each), not a constant per kind.
@@ -22,13 +22,11 @@ pub(super) enum Channel {
     Code,
     /// A number or a quoted literal (`100`, `"0.29"`).
     Literal,
-    /// A code token of the change the finding's suggestion block proposes.
-    Suggestion,
     /// A defect class from the vocabulary (race condition, CWE-362; magic number).
     Class,
 }
 
-pub(super) const CHANNELS: usize = 6;
+pub(super) const CHANNELS: usize = 5;
 
 impl Channel {
     fn tag(self) -> char {
@@ -37,7 +35,6 @@ impl Channel {
             Channel::Title => 't',
             Channel::Code => 'c',
             Channel::Literal => 'l',
-            Channel::Suggestion => 's',
             Channel::Class => 'k',
         }
     }
@@ -186,7 +183,7 @@ impl Corpus {
         out
     }
 
-    /// What two findings share, for a reason: code, literals and suggested code before
+    /// What two findings share, for a reason: code and literals before
     /// classes and words, heaviest first within each, each shown once.
     pub(super) fn shared_terms(&self, a: usize, b: usize) -> Vec<&str> {
         let mut shared = Vec::new();
@@ -196,7 +193,7 @@ impl Corpus {
             }
         });
         let rank = |t: u32| match self.channels[t as usize] {
-            Channel::Code | Channel::Literal | Channel::Suggestion => 0,
+            Channel::Code | Channel::Literal => 0,
             Channel::Class => 1,
             Channel::Word | Channel::Title => 2,
         };
@@ -226,7 +223,7 @@ impl Corpus {
 /// How a reason shows a term of this channel (made once per term, when first seen).
 fn shown(channel: Channel, text: &str) -> Box<str> {
     match channel {
-        Channel::Code | Channel::Suggestion => format!("`{text}`").into(),
+        Channel::Code => format!("`{text}`").into(),
         Channel::Literal => format!("`{text}`").into(),
         Channel::Class | Channel::Word | Channel::Title => text.into(),
     }
@@ -325,11 +322,6 @@ impl Builder {
                 if !looks_like_identifier(word) && !is_file_name(token) {
                     out.extend(self.word(word, Channel::Title));
                 }
-            }
-        }
-        for token in code_tokens(&finding.evidence.suggested) {
-            if token.len() >= 2 {
-                out.push(self.lowered_id(Channel::Suggestion, token));
             }
         }
     }
