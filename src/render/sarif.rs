@@ -932,13 +932,7 @@ mod tests {
                 "bug",
                 (&file, 10),
             ));
-            let mut lone = finding(
-                "c",
-                &format!("c{i}"),
-                Severity::High,
-                "bug",
-                (&file, 500),
-            );
+            let mut lone = finding("c", &format!("c{i}"), Severity::High, "bug", (&file, 500));
             lone.title = format!("Lone problem c{i}");
             lone.detail = "A different problem, far from the others.".to_owned();
             c.push(lone);

@@ -14,50 +14,40 @@ pub const FEATURES: &[&str] = &[
     // WHERE
     "line_gap",
     "other_commit",
-    "mutual_nearest",
     "same_bot_round_elsewhere",
-    "same_round_line_gap",
     "repeat_line_gap",
     // WHAT, two bots
     "words",
     "title_words",
     "code",
     // WHAT, a bot and its later round
-    "repeat_words",
     "repeat_title_words",
     "repeat_code",
     // WHAT, a bot twice in one round
     "same_round_words",
     "same_round_code",
     // WHAT, any pair
-    "literals",
     "defect_class",
     "polarity",
-    "category_wall",
 ];
 
-pub const FEATURE_COUNT: usize = 18;
+pub const FEATURE_COUNT: usize = 13;
 
 /// Feature indices, for code that reads one.
 pub(super) mod at {
     pub const LINE_GAP: usize = 0;
     pub const OTHER_COMMIT: usize = 1;
-    pub const MUTUAL_NEAREST: usize = 2;
-    pub const SAME_BOT_ROUND_ELSEWHERE: usize = 3;
-    pub const SAME_ROUND_LINE_GAP: usize = 4;
-    pub const REPEAT_LINE_GAP: usize = 5;
-    pub const WORDS: usize = 6;
-    pub const TITLE_WORDS: usize = 7;
-    pub const CODE: usize = 8;
-    pub const REPEAT_WORDS: usize = 9;
-    pub const REPEAT_TITLE_WORDS: usize = 10;
-    pub const REPEAT_CODE: usize = 11;
-    pub const SAME_ROUND_WORDS: usize = 12;
-    pub const SAME_ROUND_CODE: usize = 13;
-    pub const LITERALS: usize = 14;
-    pub const DEFECT_CLASS: usize = 15;
-    pub const POLARITY: usize = 16;
-    pub const CATEGORY_WALL: usize = 17;
+    pub const SAME_BOT_ROUND_ELSEWHERE: usize = 2;
+    pub const REPEAT_LINE_GAP: usize = 3;
+    pub const WORDS: usize = 4;
+    pub const TITLE_WORDS: usize = 5;
+    pub const CODE: usize = 6;
+    pub const REPEAT_TITLE_WORDS: usize = 7;
+    pub const REPEAT_CODE: usize = 8;
+    pub const SAME_ROUND_WORDS: usize = 9;
+    pub const SAME_ROUND_CODE: usize = 10;
+    pub const DEFECT_CLASS: usize = 11;
+    pub const POLARITY: usize = 12;
 }
 
 /// Whether a feature says where (else what), for reasons and the ablation table.
@@ -138,7 +128,7 @@ pub(super) fn gap(a: &NormalizedFinding, b: &NormalizedFinding) -> Option<u32> {
         .min()
 }
 
-/// The features of the pair `(a, b)` of one file, given whether they are mutually nearest.
+/// The features of the pair `(a, b)` of one file.
 /// Without lines on both, the gap features are 0: only what the findings say links them.
 pub(super) fn features(
     findings: &[NormalizedFinding],
@@ -146,7 +136,6 @@ pub(super) fn features(
     corpus: &Corpus,
     a: usize,
     b: usize,
-    mutual_nearest: bool,
 ) -> ([f64; FEATURE_COUNT], Option<u32>) {
     let flag = |on: bool| f64::from(u8::from(on));
     let mut x = [0.0; FEATURE_COUNT];
@@ -154,7 +143,6 @@ pub(super) fn features(
     let line_gap = gap.map_or(0.0, |g| (1.0 + f64::from(g)).ln() / (1.0 + GAP_SCALE).ln());
     let (ca, cb) = (facts.commit[a], facts.commit[b]);
     x[at::OTHER_COMMIT] = flag(ca != NONE && cb != NONE && ca != cb);
-    x[at::MUTUAL_NEAREST] = flag(mutual_nearest);
 
     let similarity = corpus.similarity(a, b);
     let (words, title, code) = (
@@ -169,24 +157,19 @@ pub(super) fn features(
         x[at::CODE] = code;
     } else if facts.same_round(a, b) {
         x[at::SAME_BOT_ROUND_ELSEWHERE] = flag(gap != Some(0));
-        x[at::SAME_ROUND_LINE_GAP] = line_gap;
         x[at::SAME_ROUND_WORDS] = words;
         x[at::SAME_ROUND_CODE] = code;
     } else {
         x[at::REPEAT_LINE_GAP] = line_gap;
-        x[at::REPEAT_WORDS] = words;
         x[at::REPEAT_TITLE_WORDS] = title;
         x[at::REPEAT_CODE] = code;
     }
-    x[at::LITERALS] = similarity[Channel::Literal as usize];
     x[at::DEFECT_CLASS] = similarity[Channel::Class as usize];
     // One side says something is missing or does not happen, the other does not, about
     // alike words: "null guard missing" vs "null guard redundant".
     if corpus.negated[a] != corpus.negated[b] {
         x[at::POLARITY] = words;
     }
-    let (na, nb) = (facts.native_category[a], facts.native_category[b]);
-    x[at::CATEGORY_WALL] = flag(na != NONE && nb != NONE && na != nb);
     (x, gap)
 }
 

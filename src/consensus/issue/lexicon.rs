@@ -161,21 +161,30 @@ mod tests {
     fn the_table_parses_with_cwe_and_review_classes() {
         let lexicon = lexicon();
         assert!(lexicon.classes.len() > 900, "{}", lexicon.classes.len());
-        assert!(lexicon.classes.iter().any(|c| c.id == "review:magic-number"));
+        assert!(lexicon
+            .classes
+            .iter()
+            .any(|c| c.id == "review:magic-number"));
         let sql = lexicon.classes.iter().find(|c| c.id == "CWE-89").unwrap();
         assert_eq!(sql.shown(), "SQL Injection (CWE-89)");
     }
 
     #[test]
     fn different_words_and_rule_ids_name_one_class_and_its_ancestors() {
-        let prose = named("The per-order lookup interpolates `order_ref` into the SQL text: SQL injection.");
+        let prose = named(
+            "The per-order lookup interpolates `order_ref` into the SQL text: SQL injection.",
+        );
         let rule = named("py/sql-injection");
-        assert!(prose.contains(&"CWE-89") && rule.contains(&"CWE-89"), "{prose:?} {rule:?}");
+        assert!(
+            prose.contains(&"CWE-89") && rule.contains(&"CWE-89"),
+            "{prose:?} {rule:?}"
+        );
         // CWE-89 is a child of CWE-943 and, above it, CWE-74 (injection).
         assert!(rule.contains(&"CWE-74"), "{rule:?}");
         assert!(named("Two instances race on the temp file").contains(&"CWE-362"));
         assert!(named("Insecure temporary file").contains(&"CWE-377"));
-        assert!(named("Extract this magic number into a named constant").contains(&"review:magic-number"));
+        assert!(named("Extract this magic number into a named constant")
+            .contains(&"review:magic-number"));
         // Pillars are never reached through a lineage.
         assert!(!rule.contains(&"CWE-707"), "{rule:?}");
         assert!(named("The tracer runs ahead of the sampler").is_empty());

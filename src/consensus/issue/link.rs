@@ -2,7 +2,7 @@
 //! first, two clusters joined only when every pair between them is at least loosely
 //! probable.
 
-use super::features::{self, at, Facts, FEATURE_COUNT};
+use super::features::{self, Facts, FEATURE_COUNT};
 use super::text::{Channel, Corpus};
 use super::{Constraints, Matched, Model};
 use crate::consensus::cluster::{Assignment, FastMap, Interner};
@@ -65,29 +65,9 @@ impl Judged {
         for group in &groups {
             candidates.clear();
             candidate_pairs(group, findings, &corpus, &mut candidates);
-            let gaps: Vec<Option<u32>> = candidates
-                .iter()
-                .map(|&(a, b)| features::gap(&findings[a as usize], &findings[b as usize]))
-                .collect();
-            // The nearest gap from each finding to each other bot's findings (and to its
-            // own bot's other findings).
-            let mut nearest: FastMap<(u32, u32), u32> = FastMap::default();
-            for (&(a, b), gap) in candidates.iter().zip(&gaps) {
-                let Some(gap) = *gap else { continue };
-                for (from, to) in [(a, b), (b, a)] {
-                    let slot = nearest
-                        .entry((from, facts.bot[to as usize]))
-                        .or_insert(u32::MAX);
-                    *slot = (*slot).min(gap);
-                }
-            }
-            for (&(a, b), &gap) in candidates.iter().zip(&gaps) {
-                let mutual = gap.is_some_and(|g| {
-                    nearest.get(&(a, facts.bot[b as usize])) == Some(&g)
-                        && nearest.get(&(b, facts.bot[a as usize])) == Some(&g)
-                });
+            for &(a, b) in &candidates {
                 let (features, gap) =
-                    features::features(findings, &facts, &corpus, a as usize, b as usize, mutual);
+                    features::features(findings, &facts, &corpus, a as usize, b as usize);
                 pairs.push(Pair {
                     a,
                     b,
@@ -307,14 +287,6 @@ fn category_strength(finding: &NormalizedFinding) -> u8 {
     }
 }
 
-/// How a WHERE feature reads in a reason, when it counted for the link.
-fn where_words(feature: usize) -> Option<&'static str> {
-    match feature {
-        at::MUTUAL_NEAREST => Some("nearest to each other"),
-        _ => None,
-    }
-}
-
 /// Why a link was made: the lines, the WHERE evidence that counted, what both say, and
 /// the probability.
 fn reason(
@@ -327,10 +299,6 @@ fn reason(
     let (a, b) = (pair.a as usize, pair.b as usize);
     let (x, y) = (&findings[a], &findings[b]);
     let contributions = model.contributions(&pair.features);
-    let mut counted: Vec<usize> = (0..FEATURE_COUNT)
-        .filter(|&k| features::is_where(k) && contributions[k] > 0.0)
-        .collect();
-    counted.sort_by(|&i, &j| contributions[j].total_cmp(&contributions[i]));
     let mut rule: Vec<&str> = Vec::new();
     if pair.gap == Some(0) {
         rule.push("same line");
@@ -339,7 +307,6 @@ fn reason(
     if x.bot == y.bot && ra.commit.is_some() && ra.commit != rb.commit {
         rule.push("raised again in a later round");
     }
-    rule.extend(counted.into_iter().filter_map(where_words));
     let what = contributions
         .iter()
         .enumerate()
@@ -360,7 +327,7 @@ fn reason(
         between: [member_name(x), member_name(y)],
         lines: describe_lines(x, y, pair.gap),
         distance: pair.gap,
-        similarity: (pair.features[at::WORDS].max(pair.features[at::REPEAT_WORDS]) * 100.0).round()
+        similarity: (judged.corpus.similarity(a, b)[Channel::Word as usize] * 100.0).round()
             / 100.0,
         shared,
         rule: rule.join(", "),

@@ -100,7 +100,10 @@ fn findings_of_different_files_never_merge() {
 /// round of itself, a bot twice in one round.
 #[test]
 fn features_follow_who_said_it_and_when() {
-    let text = ("`lemma1_toy` puts `sorry` in the type", "State a `Prop` instead.");
+    let text = (
+        "`lemma1_toy` puts `sorry` in the type",
+        "State a `Prop` instead.",
+    );
     let with = |bot: &str, commit: &str, line: u32| {
         let mut f = finding(bot, "", line, text.0, text.1);
         f.provenance.commit = Some(commit.into());
@@ -113,12 +116,21 @@ fn features_follow_who_said_it_and_when() {
         with("copilot", "c1", 60),
     ];
     let pairs: Vec<PairEvidence> = judged_pairs(&findings);
-    let of = |a: usize, b: usize| &pairs.iter().find(|p| (p.a, p.b) == (a, b)).unwrap().features;
+    let of = |a: usize, b: usize| {
+        &pairs
+            .iter()
+            .find(|p| (p.a, p.b) == (a, b))
+            .unwrap()
+            .features
+    };
     let two_bots = of(0, 1);
     assert!(two_bots[at::WORDS] > 0.9 && two_bots[at::CODE] > 0.9);
     assert_eq!(two_bots[at::SAME_BOT_ROUND_ELSEWHERE], 0.0);
     let later = of(1, 2);
-    assert_eq!((later[at::REPEAT_LINE_GAP], later[at::SAME_ROUND_WORDS]), (0.0, 0.0));
+    assert_eq!(
+        (later[at::REPEAT_LINE_GAP], later[at::SAME_ROUND_WORDS]),
+        (0.0, 0.0)
+    );
     assert_eq!((later[at::WORDS], later[at::OTHER_COMMIT]), (0.0, 1.0));
     assert!(later[at::REPEAT_WORDS] > 0.9);
     let same_round = of(1, 3);

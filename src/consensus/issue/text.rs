@@ -207,7 +207,10 @@ impl Corpus {
         for t in shared {
             let text = self.show(t);
             let bare = text.trim_matches('`');
-            if !shown.iter().any(|s| s.trim_matches('`').eq_ignore_ascii_case(bare)) {
+            if !shown
+                .iter()
+                .any(|s| s.trim_matches('`').eq_ignore_ascii_case(bare))
+            {
                 shown.push(text);
             }
         }

@@ -55,7 +55,10 @@ fn finding(title: &str, detail: &str) -> NormalizedFinding {
 
 #[test]
 fn channels_measure_what_two_findings_share_apart() {
-    let counted = finding("Count is off", "The total `12` is wrong: `items.len()` misses one.");
+    let counted = finding(
+        "Count is off",
+        "The total `12` is wrong: `items.len()` misses one.",
+    );
     let same_literal = finding("Wrong count", "Off by one: 12 where 13 is due.");
     let unrelated = finding("Rename `compute_fee`", "The name hides what it does.");
     let corpus = Corpus::build(&[counted, same_literal, unrelated]);
