@@ -70,6 +70,22 @@ PHRASES = {
     287: ["authentication", "unauthenticated"],
 }
 
+# Short labels for the weaknesses bots name most (a reason shows them); others show their
+# CWE name when it is short, else their id alone.
+SHORT_LABELS = {
+    20: "input validation", 22: "path traversal", 74: "injection", 78: "command injection",
+    79: "cross-site scripting", 89: "SQL injection", 178: "case sensitivity",
+    193: "off-by-one", 200: "sensitive information exposure", 208: "timing comparison",
+    209: "error detail exposure", 284: "access control", 287: "authentication",
+    327: "weak cryptography", 352: "CSRF", 362: "race condition", 369: "division by zero",
+    377: "insecure temporary file", 390: "swallowed error", 400: "resource exhaustion",
+    476: "null dereference", 489: "leftover debug code", 502: "unsafe deserialization",
+    532: "sensitive data in logs", 561: "dead code", 601: "open redirect",
+    662: "synchronization", 681: "numeric conversion", 703: "error handling",
+    755: "unhandled error", 772: "resource leak", 798: "hard-coded credentials",
+    834: "unbounded loop", 835: "infinite loop", 918: "SSRF", 1073: "N+1 queries",
+}
+
 # Classes review bots raise that CWE does not name (or names too formally to be found).
 REVIEW_CLASSES = [
     ("review:naming", "naming", "", ["rename", "naming", "misleading name", "unclear name",
@@ -94,7 +110,7 @@ REVIEW_CLASSES = [
     ("review:typing", "typing", "", ["type safety", "type-safe", "type annotation", "typing",
                                      "any type", "type assertion", "cast to any"]),
     ("review:ordering", "ordering", "", ["sort", "sorted", "sorting", "ordered by",
-                                         "out of order", "ordering"]),
+                                         "out of order"]),
     ("review:pagination", "pagination", "", ["paginate", "pagination", "per_page",
                                              "page size", "first page"]),
     ("review:localization", "localization", "", ["locale", "i18n", "localization",
@@ -121,9 +137,12 @@ def short_name(name):
     return [bare.lower()] if 1 <= len(words) <= 4 else []
 
 
-def label_of(name):
+def label_of(cwe, name):
+    if cwe in SHORT_LABELS:
+        return SHORT_LABELS[cwe]
     aliases = re.findall(r"\('([^']+)'\)", name)
-    return aliases[0] if aliases else name
+    label = aliases[0] if aliases else name
+    return label if len(label) <= 40 else ""
 
 
 def clean(text):
@@ -144,7 +163,7 @@ def main(path):
         out.write("\t".join([
             f"CWE-{cwe}",
             row["Weakness Abstraction"],
-            clean(label_of(name)),
+            clean(label_of(cwe, name)),
             ",".join(f"CWE-{p}" for p in sorted(set(parents), key=int)),
             ";".join(phrases),
         ]) + "\n")

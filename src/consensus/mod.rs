@@ -226,6 +226,15 @@ pub fn issue_clusters(
         .cluster_of
 }
 
+/// `seed` matching: each finding's cluster (numbered by first member).
+pub fn seed_clusters(findings: &[NormalizedFinding], options: &ConsensusOptions) -> Vec<usize> {
+    let rules = Rules {
+        line_window: options.line_window,
+        title_overlap: options.title_overlap,
+    };
+    cluster::assign_clusters(findings, rules).cluster_of
+}
+
 /// Per cluster: why each member after the anchor joined it under the seed's rules.
 fn seed_reasons(
     findings: &[NormalizedFinding],

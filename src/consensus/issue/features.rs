@@ -55,6 +55,17 @@ pub fn is_where(feature: usize) -> bool {
     feature <= at::REPEAT_LINE_GAP
 }
 
+/// How a WHAT feature reads in a reason: what the two findings have in common.
+pub(super) fn reads_as(feature: usize) -> &'static str {
+    match feature {
+        at::WORDS | at::SAME_ROUND_WORDS | at::POLARITY => "alike words",
+        at::TITLE_WORDS | at::REPEAT_TITLE_WORDS => "alike titles",
+        at::CODE | at::REPEAT_CODE | at::SAME_ROUND_CODE => "the same code",
+        at::DEFECT_CLASS => "the same defect class",
+        _ => FEATURES[feature],
+    }
+}
+
 /// Lines at which a gap feature reaches 1 (it grows with the log of the gap beyond).
 const GAP_SCALE: f64 = 100.0;
 

@@ -23,12 +23,12 @@ pub(super) struct Class {
 }
 
 impl Class {
-    /// `SQL Injection (CWE-89)`, `naming`.
+    /// `SQL injection (CWE-89)`, `CWE-1286`, `naming`.
     pub fn shown(&self) -> String {
-        if self.id.starts_with("CWE-") {
-            format!("{} ({})", self.label, self.id)
-        } else {
-            self.label.to_owned()
+        match (self.id.starts_with("CWE-"), self.label.is_empty()) {
+            (true, false) => format!("{} ({})", self.label, self.id),
+            (true, true) => self.id.to_owned(),
+            (false, _) => self.label.to_owned(),
         }
     }
 }
@@ -166,7 +166,7 @@ mod tests {
             .iter()
             .any(|c| c.id == "review:magic-number"));
         let sql = lexicon.classes.iter().find(|c| c.id == "CWE-89").unwrap();
-        assert_eq!(sql.shown(), "SQL Injection (CWE-89)");
+        assert_eq!(sql.shown(), "SQL injection (CWE-89)");
     }
 
     #[test]

@@ -312,7 +312,7 @@ fn reason(
         .enumerate()
         .filter(|&(k, &c)| !features::is_where(k) && c > 0.0)
         .max_by(|p, q| p.1.total_cmp(q.1))
-        .map(|(k, _)| super::FEATURES[k]);
+        .map(|(k, _)| features::reads_as(k));
     if let Some(what) = what {
         rule.push(what);
     }

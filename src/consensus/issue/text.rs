@@ -204,7 +204,15 @@ impl Corpus {
                 .then(x.cmp(&y))
         });
         let mut shown: Vec<&str> = Vec::with_capacity(shared.len());
+        let mut classes = 0;
         for t in shared {
+            // The most distinctive class only: the others are mostly its ancestors.
+            if self.channels[t as usize] == Channel::Class {
+                classes += 1;
+                if classes > 1 {
+                    continue;
+                }
+            }
             let text = self.show(t);
             let bare = text.trim_matches('`');
             if !shown
