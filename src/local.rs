@@ -530,6 +530,54 @@ pub fn sarif_sources(text: &str) -> Result<Vec<ExtraSource>, String> {
     crate::adapters::sarif::parse(text)
 }
 
+/// A hand-labelled real-PR scenario: a saved-API-JSON folder with its `expected.json`
+/// (tests/fixtures/LABELLING.md), read as a default run reads it and with every outdated
+/// and resolved comment kept.
+pub fn load_labelled(dir: &Path) -> anyhow::Result<crate::learn::LabelledPr> {
+    use crate::adapters::{extract_selected, BotSelection, ExtractOptions};
+    use crate::learn::{Count, Expected, LabelledPr, View};
+    let path = dir.join("expected.json");
+    let text =
+        fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
+    let expected: Expected = serde_json::from_str(&text)
+        .with_context(|| format!("{} is not a labelled scenario", path.display()))?;
+    let snapshot = load_snapshot_dir(dir)?;
+    let view = |keep: bool, count: Count| {
+        let options = ExtractOptions {
+            include_outdated: keep,
+            include_resolved: keep,
+        };
+        let findings = extract_selected(&snapshot, &BotSelection::default(), &options).findings;
+        View::label(findings, &expected, count)
+    };
+    let name = dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    Ok(LabelledPr {
+        name,
+        repository: expected.repository(),
+        open: view(false, Count::Open),
+        all: view(true, Count::All),
+    })
+}
+
+/// Every labelled scenario in the given set folders (each holds scenario folders), sorted
+/// by name.
+pub fn load_labelled_sets(sets: &[PathBuf]) -> anyhow::Result<Vec<crate::learn::LabelledPr>> {
+    let mut dirs = Vec::new();
+    for set in sets {
+        for entry in fs::read_dir(set).with_context(|| format!("cannot list {}", set.display()))? {
+            let path = entry?.path();
+            if path.join("expected.json").is_file() {
+                dirs.push(path);
+            }
+        }
+    }
+    dirs.sort_by_key(|d| d.file_name().map(|n| n.to_owned()));
+    dirs.iter().map(|d| load_labelled(d)).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -925,52 +973,4 @@ mod tests {
         .expect_err("two PRs");
         assert!(e.to_string().contains("only one"), "{e}");
     }
-}
-
-/// A hand-labelled real-PR scenario: a saved-API-JSON folder with its `expected.json`
-/// (tests/fixtures/LABELLING.md), read as a default run reads it and with every outdated
-/// and resolved comment kept.
-pub fn load_labelled(dir: &Path) -> anyhow::Result<crate::learn::LabelledPr> {
-    use crate::adapters::{extract_selected, BotSelection, ExtractOptions};
-    use crate::learn::{Count, Expected, LabelledPr, View};
-    let path = dir.join("expected.json");
-    let text =
-        fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
-    let expected: Expected = serde_json::from_str(&text)
-        .with_context(|| format!("{} is not a labelled scenario", path.display()))?;
-    let snapshot = load_snapshot_dir(dir)?;
-    let view = |keep: bool, count: Count| {
-        let options = ExtractOptions {
-            include_outdated: keep,
-            include_resolved: keep,
-        };
-        let findings = extract_selected(&snapshot, &BotSelection::default(), &options).findings;
-        View::label(findings, &expected, count)
-    };
-    let name = dir
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    Ok(LabelledPr {
-        name,
-        repository: expected.repository(),
-        open: view(false, Count::Open),
-        all: view(true, Count::All),
-    })
-}
-
-/// Every labelled scenario in the given set folders (each holds scenario folders), sorted
-/// by name.
-pub fn load_labelled_sets(sets: &[PathBuf]) -> anyhow::Result<Vec<crate::learn::LabelledPr>> {
-    let mut dirs = Vec::new();
-    for set in sets {
-        for entry in fs::read_dir(set).with_context(|| format!("cannot list {}", set.display()))? {
-            let path = entry?.path();
-            if path.join("expected.json").is_file() {
-                dirs.push(path);
-            }
-        }
-    }
-    dirs.sort_by_key(|d| d.file_name().map(|n| n.to_owned()));
-    dirs.iter().map(|d| load_labelled(d)).collect()
 }

@@ -213,19 +213,34 @@ fn every_member_is_read_and_no_high_finding_is_hidden_as_style() {
             },
             ..AnalysisOptions::default()
         };
-        let outcome = analyze(Some(&snapshot), &BotSelection::default(), Vec::new(), &options);
+        let outcome = analyze(
+            Some(&snapshot),
+            &BotSelection::default(),
+            Vec::new(),
+            &options,
+        );
         let hidden: Vec<String> = outcome
             .findings
             .iter()
             .filter(|f| f.suppression_reason == Some(SuppressionReason::StyleCoveredByLinters))
-            .filter(|f| f.consensus.members.iter().any(|m| m.severity >= Severity::High))
+            .filter(|f| {
+                f.consensus
+                    .members
+                    .iter()
+                    .any(|m| m.severity >= Severity::High)
+            })
             .map(|f| format!("{}:{:?}", f.consensus.file, f.consensus.line))
             .collect();
         assert!(hidden.is_empty(), "{}: {hidden:?}", dir.display());
     }
     let fixed_alerts = ["dev-05-zeta-5110-grok-build-wrapper"];
     for pr in corpus() {
-        let missing = pr.all.members.iter().filter(|m| m.finding.is_none()).count();
+        let missing = pr
+            .all
+            .members
+            .iter()
+            .filter(|m| m.finding.is_none())
+            .count();
         if fixed_alerts.contains(&pr.name.as_str()) {
             assert_eq!(missing, 2, "{}: the two fixed CodeQL alerts", pr.name);
         } else {

@@ -193,7 +193,7 @@ mod tests {
         assert_eq!(FEATURES.len(), FEATURE_COUNT);
         assert_eq!(FEATURES[at::REPEAT_LINE_GAP], "repeat_line_gap");
         assert_eq!(FEATURES[at::SAME_ROUND_CODE], "same_round_code");
-        assert_eq!(FEATURES[at::CATEGORY_WALL], "category_wall");
+        assert_eq!(FEATURES[at::POLARITY], "polarity");
         assert!(is_where(at::REPEAT_LINE_GAP) && !is_where(at::WORDS));
     }
 }

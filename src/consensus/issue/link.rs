@@ -24,27 +24,33 @@ const LINKAGE_MEMBERS: usize = 64;
 /// so no chain of links joins two defects through a finding that resembles both.
 const LOOSE_LINK: f64 = 0.5;
 
-/// One judged pair.
+/// One judged pair and its evidence (kept for fitting the model).
 pub(super) struct Pair {
     pub a: u32,
     pub b: u32,
     pub features: [f64; FEATURE_COUNT],
-    pub gap: Option<u32>,
 }
 
-/// The judged pairs of a PR and what they were judged on.
-pub(super) struct Judged {
+/// A pair probable enough to matter when linking: at least the loose floor.
+struct Link {
+    a: u32,
+    b: u32,
+    p: f64,
+    gap: Option<u32>,
+}
+
+/// What pairs are judged on, read once per PR: each finding's facts and terms, and the
+/// findings of each file.
+pub(super) struct Prepared {
+    pub facts: Facts,
     pub corpus: Corpus,
-    pub pairs: Vec<Pair>,
-    /// The distinct files, and each finding's.
     files: Interner,
     file_of: Vec<usize>,
+    groups: Vec<Vec<u32>>,
 }
 
-impl Judged {
-    pub(super) fn of(findings: &[NormalizedFinding]) -> Judged {
-        let facts = Facts::of(findings);
-        let corpus = Corpus::build(findings);
+impl Prepared {
+    pub(super) fn of(findings: &[NormalizedFinding]) -> Prepared {
         let mut files = Interner::default();
         let mut groups: Vec<Vec<u32>> = Vec::new();
         let file_of: Vec<usize> = findings
@@ -59,28 +65,57 @@ impl Judged {
                 file
             })
             .collect();
-
-        let mut pairs = Vec::new();
-        let mut candidates = Vec::new();
-        for group in &groups {
-            candidates.clear();
-            candidate_pairs(group, findings, &corpus, &mut candidates);
-            for &(a, b) in &candidates {
-                let (features, gap) =
-                    features::features(findings, &facts, &corpus, a as usize, b as usize);
-                pairs.push(Pair {
-                    a,
-                    b,
-                    features,
-                    gap,
-                });
-            }
-        }
-        Judged {
-            corpus,
-            pairs,
+        Prepared {
+            facts: Facts::of(findings),
+            corpus: Corpus::build(findings),
             files,
             file_of,
+            groups,
+        }
+    }
+
+    /// Every pair worth judging, with its evidence and the gap between its lines.
+    fn each_pair(
+        &self,
+        findings: &[NormalizedFinding],
+        mut visit: impl FnMut(u32, u32, &[f64; FEATURE_COUNT], Option<u32>),
+    ) {
+        let mut candidates = Vec::new();
+        for group in &self.groups {
+            candidates.clear();
+            candidate_pairs(group, findings, &self.corpus, &mut candidates);
+            for &(a, b) in &candidates {
+                let (features, gap) =
+                    features::features(findings, &self.facts, &self.corpus, a as usize, b as usize);
+                visit(a, b, &features, gap);
+            }
+        }
+    }
+}
+
+/// Every judged pair of a PR with its evidence, for fitting and measuring models.
+pub(super) struct Judged {
+    pub prepared: Prepared,
+    pub pairs: Vec<Pair>,
+    gaps: Vec<Option<u32>>,
+}
+
+impl Judged {
+    pub(super) fn of(findings: &[NormalizedFinding]) -> Judged {
+        let prepared = Prepared::of(findings);
+        let (mut pairs, mut gaps) = (Vec::new(), Vec::new());
+        prepared.each_pair(findings, |a, b, features, gap| {
+            pairs.push(Pair {
+                a,
+                b,
+                features: *features,
+            });
+            gaps.push(gap);
+        });
+        Judged {
+            prepared,
+            pairs,
+            gaps,
         }
     }
 }
@@ -146,13 +181,23 @@ fn candidate_pairs(
     pairs.dedup();
 }
 
-/// Cluster the findings: judge the pairs, then link best first.
+/// Cluster the findings: judge the pairs, then link best first. Only pairs at least at the
+/// loose floor are kept: the others can neither link nor let two clusters join.
 pub(super) fn assign(
     findings: &[NormalizedFinding],
     model: &Model,
     constraints: &Constraints,
 ) -> Matched {
-    link(findings, &Judged::of(findings), model, constraints)
+    let prepared = Prepared::of(findings);
+    let floor = model.threshold * LOOSE_LINK;
+    let mut links = Vec::new();
+    prepared.each_pair(findings, |a, b, features, gap| {
+        let p = model.probability(features);
+        if p >= floor {
+            links.push(Link { a, b, p, gap });
+        }
+    });
+    join(findings, &prepared, links, model, constraints)
 }
 
 /// Link judged pairs best first with `model`'s probabilities.
@@ -162,15 +207,36 @@ pub(super) fn link(
     model: &Model,
     constraints: &Constraints,
 ) -> Matched {
-    let probability: Vec<f64> = judged
+    let floor = model.threshold * LOOSE_LINK;
+    let links = judged
         .pairs
         .iter()
-        .map(|pair| model.probability(&pair.features))
+        .zip(&judged.gaps)
+        .filter_map(|(pair, &gap)| {
+            let p = model.probability(&pair.features);
+            (p >= floor).then_some(Link {
+                a: pair.a,
+                b: pair.b,
+                p,
+                gap,
+            })
+        })
         .collect();
-    let mut of_pair: FastMap<(u32, u32), f64> = FastMap::default();
-    for (pair, &p) in judged.pairs.iter().zip(&probability) {
-        of_pair.insert((pair.a, pair.b), p);
-    }
+    join(findings, &judged.prepared, links, model, constraints)
+}
+
+/// Join clusters best link first: a link at the threshold joins two clusters when every
+/// pair between them reaches the loose floor and no person keeps them apart; then what
+/// people joined.
+fn join(
+    findings: &[NormalizedFinding],
+    prepared: &Prepared,
+    mut links: Vec<Link>,
+    model: &Model,
+    constraints: &Constraints,
+) -> Matched {
+    let floor = model.threshold * LOOSE_LINK;
+    let of_pair: FastMap<(u32, u32), f64> = links.iter().map(|l| ((l.a, l.b), l.p)).collect();
     let p_of = |x: usize, y: usize| -> f64 {
         let key = (x.min(y) as u32, x.max(y) as u32);
         of_pair.get(&key).copied().unwrap_or(0.0)
@@ -192,24 +258,16 @@ pub(super) fn link(
     let mut sets = Sets::new(findings.len());
     let mut reasons: Vec<Vec<MatchReason>> = vec![Vec::new(); findings.len()];
     // Most probable first; ties: nearer, then input order.
-    let mut order: Vec<usize> = (0..judged.pairs.len())
-        .filter(|&k| probability[k] >= model.threshold)
-        .collect();
-    order.sort_by(|&i, &j| {
-        let (x, y) = (&judged.pairs[i], &judged.pairs[j]);
-        probability[j]
-            .total_cmp(&probability[i])
+    links.retain(|l| l.p >= model.threshold);
+    links.sort_by(|x, y| {
+        y.p.total_cmp(&x.p)
             .then(x.gap.unwrap_or(u32::MAX).cmp(&y.gap.unwrap_or(u32::MAX)))
             .then((x.a, x.b).cmp(&(y.a, y.b)))
     });
-    for k in order {
-        let pair = &judged.pairs[k];
-        let (a, b) = (pair.a as usize, pair.b as usize);
+    for link in &links {
+        let (a, b) = (link.a as usize, link.b as usize);
         let (ra, rb) = (sets.find(a), sets.find(b));
-        if ra == rb {
-            continue;
-        }
-        if kept_apart(&sets, ra, rb) {
+        if ra == rb || kept_apart(&sets, ra, rb) {
             continue;
         }
         let (xs, ys) = (sets.members_of(ra), sets.members_of(rb));
@@ -217,14 +275,13 @@ pub(super) fn link(
             &xs[..xs.len().min(LINKAGE_MEMBERS)],
             &ys[..ys.len().min(LINKAGE_MEMBERS)],
         );
-        let floor = model.threshold * LOOSE_LINK;
         if xs.iter().any(|&x| ys.iter().any(|&y| p_of(x, y) < floor)) {
             continue;
         }
         let (root, absorbed) = sets.union(ra, rb);
         let moved = std::mem::take(&mut reasons[absorbed]);
         reasons[root].extend(moved);
-        reasons[root].push(reason(pair, probability[k], findings, judged, model));
+        reasons[root].push(reason(link, findings, prepared, model));
     }
 
     // What people joined with `/consensus same`, after the model: their word, whatever the
@@ -257,7 +314,7 @@ pub(super) fn link(
         if cluster_of_root[root] == usize::MAX {
             cluster_of_root[root] = assignment.anchors.len();
             assignment.anchors.push(index);
-            assignment.file_of.push(judged.file_of[index]);
+            assignment.file_of.push(prepared.file_of[index]);
             category_from.push(index);
             cluster_reasons.push(std::mem::take(&mut reasons[root]));
         }
@@ -268,7 +325,7 @@ pub(super) fn link(
             category_from[cluster] = index;
         }
     }
-    assignment.files = judged.files.names();
+    assignment.files = prepared.files.names();
     Matched {
         assignment,
         category_from,
@@ -287,20 +344,20 @@ fn category_strength(finding: &NormalizedFinding) -> u8 {
     }
 }
 
-/// Why a link was made: the lines, the WHERE evidence that counted, what both say, and
+/// Why a link was made: the lines, where they point, what weighed most, what both say, and
 /// the probability.
 fn reason(
-    pair: &Pair,
-    probability: f64,
+    link: &Link,
     findings: &[NormalizedFinding],
-    judged: &Judged,
+    prepared: &Prepared,
     model: &Model,
 ) -> MatchReason {
-    let (a, b) = (pair.a as usize, pair.b as usize);
+    let (a, b) = (link.a as usize, link.b as usize);
     let (x, y) = (&findings[a], &findings[b]);
-    let contributions = model.contributions(&pair.features);
+    let (features, _) = features::features(findings, &prepared.facts, &prepared.corpus, a, b);
+    let contributions = model.contributions(&features);
     let mut rule: Vec<&str> = Vec::new();
-    if pair.gap == Some(0) {
+    if link.gap == Some(0) {
         rule.push("same line");
     }
     let (ra, rb) = (&x.provenance, &y.provenance);
@@ -316,8 +373,8 @@ fn reason(
     if let Some(what) = what {
         rule.push(what);
     }
-    let shared = judged
-        .corpus
+    let corpus = &prepared.corpus;
+    let shared = corpus
         .shared_terms(a, b)
         .into_iter()
         .take(REASON_TERMS)
@@ -325,13 +382,12 @@ fn reason(
         .collect();
     MatchReason {
         between: [member_name(x), member_name(y)],
-        lines: describe_lines(x, y, pair.gap),
-        distance: pair.gap,
-        similarity: (judged.corpus.similarity(a, b)[Channel::Word as usize] * 100.0).round()
-            / 100.0,
+        lines: describe_lines(x, y, link.gap),
+        distance: link.gap,
+        similarity: (corpus.similarity(a, b)[Channel::Word as usize] * 100.0).round() / 100.0,
         shared,
         rule: rule.join(", "),
-        probability: Some((probability * 100.0).round() / 100.0),
+        probability: Some((link.p * 100.0).round() / 100.0),
     }
 }
 

@@ -96,22 +96,27 @@ pub fn fit(rows: &[([f64; FEATURE_COUNT], bool)], l2: f64, used: &[bool; FEATURE
     for _ in 0..50 {
         let mut gradient = vec![0.0; dim];
         let mut hessian = vec![vec![0.0; dim]; dim];
+        let mut row_x = vec![0.0; dim];
         for (x, label) in rows {
-            let z: f64 = (0..dim).map(|j| beta[j] * design(x, j)).sum();
+            for (j, value) in row_x.iter_mut().enumerate() {
+                *value = design(x, j);
+            }
+            let z: f64 = beta.iter().zip(&row_x).map(|(b, v)| b * v).sum();
             let p = sigmoid(z);
             let residual = if *label { 1.0 } else { 0.0 } - p;
             let curvature = (p * (1.0 - p)).max(1e-9);
-            for i in 0..dim {
-                let xi = design(x, i);
+            for (i, &xi) in row_x.iter().enumerate() {
                 gradient[i] += residual * xi;
-                for j in 0..=i {
-                    hessian[i][j] += curvature * xi * design(x, j);
+                for (cell, &xj) in hessian[i].iter_mut().zip(&row_x).take(i + 1) {
+                    *cell += curvature * xi * xj;
                 }
             }
         }
+        // The lower triangle mirrored; the penalty on every weight but the intercept.
         for i in 0..dim {
-            for j in 0..i {
-                hessian[j][i] = hessian[i][j];
+            let (upper, lower) = hessian.split_at_mut(i);
+            for (row, &value) in upper.iter_mut().zip(&lower[0]) {
+                row[i] = value;
             }
             if i > 0 {
                 gradient[i] -= l2 * beta[i];
@@ -158,12 +163,14 @@ fn solve(mut a: Vec<Vec<f64>>, mut b: Vec<f64>) -> Option<Vec<f64>> {
         }
         a.swap(column, pivot);
         b.swap(column, pivot);
-        for row in column + 1..n {
-            let factor = a[row][column] / a[column][column];
-            for k in column..n {
-                a[row][k] -= factor * a[column][k];
+        let (above, below) = a.split_at_mut(column + 1);
+        let pivot_row = &above[column];
+        for (offset, row) in below.iter_mut().enumerate() {
+            let factor = row[column] / pivot_row[column];
+            for (cell, &p) in row[column..].iter_mut().zip(&pivot_row[column..]) {
+                *cell -= factor * p;
             }
-            b[row] -= factor * b[column];
+            b[column + 1 + offset] -= factor * b[column];
         }
     }
     let mut x = vec![0.0; n];

@@ -33,7 +33,7 @@ fn clusters(findings: &[NormalizedFinding]) -> Vec<Vec<usize>> {
 fn words_only() -> Model {
     let mut weights = vec![0.0; FEATURE_COUNT];
     weights[at::WORDS] = 10.0;
-    weights[at::REPEAT_WORDS] = 10.0;
+    weights[at::REPEAT_TITLE_WORDS] = 10.0;
     Model {
         features: FEATURES.iter().map(|f| (*f).to_owned()).collect(),
         weights,
@@ -132,16 +132,16 @@ fn features_follow_who_said_it_and_when() {
         (0.0, 0.0)
     );
     assert_eq!((later[at::WORDS], later[at::OTHER_COMMIT]), (0.0, 1.0));
-    assert!(later[at::REPEAT_WORDS] > 0.9);
+    assert!(later[at::REPEAT_TITLE_WORDS] > 0.9 && later[at::REPEAT_CODE] > 0.9);
     let same_round = of(1, 3);
     assert_eq!(same_round[at::SAME_BOT_ROUND_ELSEWHERE], 1.0);
-    assert!(same_round[at::SAME_ROUND_LINE_GAP] > 0.8 && same_round[at::SAME_ROUND_WORDS] > 0.9);
-    assert_eq!(same_round[at::REPEAT_WORDS], 0.0);
+    assert!(same_round[at::SAME_ROUND_WORDS] > 0.9 && same_round[at::LINE_GAP] == 0.0);
+    assert_eq!(same_round[at::REPEAT_TITLE_WORDS], 0.0);
 }
 
 #[test]
 fn a_later_round_repeat_joins_and_counts_as_one_bot() {
-    let mut round = |commit: &str, id: &str| {
+    let round = |commit: &str, id: &str| {
         let mut f = finding(
             "copilot",
             id,

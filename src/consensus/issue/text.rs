@@ -1,6 +1,6 @@
 //! What a finding says, as terms in channels: the words of its claim (stemmed), the words
-//! of its title alone, the identifiers and code it names, the numbers and literals it
-//! quotes, and the defect classes it mentions. Each term is weighted by
+//! of its title alone, the identifiers and code it names, and the defect classes it
+//! mentions. Each term is weighted by
 //! how distinctive it is within this PR (inverse document frequency over its findings);
 //! how much two findings share is measured per channel, and the match model weighs the
 //! channels (a feature each), not a constant per kind.
@@ -20,13 +20,11 @@ pub(super) enum Channel {
     Title,
     /// An identifier, flag, file name or inline code span (`close_rate`, `--files`).
     Code,
-    /// A number or a quoted literal (`100`, `"0.29"`).
-    Literal,
     /// A defect class from the vocabulary (race condition, CWE-362; magic number).
     Class,
 }
 
-pub(super) const CHANNELS: usize = 5;
+pub(super) const CHANNELS: usize = 4;
 
 impl Channel {
     fn tag(self) -> char {
@@ -34,7 +32,6 @@ impl Channel {
             Channel::Word => 'w',
             Channel::Title => 't',
             Channel::Code => 'c',
-            Channel::Literal => 'l',
             Channel::Class => 'k',
         }
     }
@@ -71,6 +68,8 @@ const BOILERPLATE: &[&str] = &[
 pub(super) struct Corpus {
     channels: Vec<Channel>,
     display: Vec<Box<str>>,
+    /// Per term: how specific a defect class is (its lineage's length; 0 for other terms).
+    depth: Vec<u8>,
     /// Per term: inverse document frequency within the PR.
     weights: Vec<f64>,
     /// Per finding: its distinct terms, sorted (by channel, then id), as a range of `terms`.
@@ -99,7 +98,10 @@ impl Corpus {
             negated.push(is_negated(&finding.title));
         }
         let Builder {
-            channels, display, ..
+            channels,
+            display,
+            depth,
+            ..
         } = builder;
 
         let mut document_frequency = vec![0u32; channels.len()];
@@ -124,6 +126,7 @@ impl Corpus {
         Corpus {
             channels,
             display,
+            depth,
             weights,
             spans,
             terms,
@@ -183,7 +186,7 @@ impl Corpus {
         out
     }
 
-    /// What two findings share, for a reason: code and literals before
+    /// What two findings share, for a reason: code before
     /// classes and words, heaviest first within each, each shown once.
     pub(super) fn shared_terms(&self, a: usize, b: usize) -> Vec<&str> {
         let mut shared = Vec::new();
@@ -193,7 +196,7 @@ impl Corpus {
             }
         });
         let rank = |t: u32| match self.channels[t as usize] {
-            Channel::Code | Channel::Literal => 0,
+            Channel::Code => 0,
             Channel::Class => 1,
             Channel::Word | Channel::Title => 2,
         };
@@ -201,6 +204,7 @@ impl Corpus {
             rank(x)
                 .cmp(&rank(y))
                 .then(self.weights[y as usize].total_cmp(&self.weights[x as usize]))
+                .then(self.depth[y as usize].cmp(&self.depth[x as usize]))
                 .then(x.cmp(&y))
         });
         let mut shown: Vec<&str> = Vec::with_capacity(shared.len());
@@ -235,7 +239,6 @@ impl Corpus {
 fn shown(channel: Channel, text: &str) -> Box<str> {
     match channel {
         Channel::Code => format!("`{text}`").into(),
-        Channel::Literal => format!("`{text}`").into(),
         Channel::Class | Channel::Word | Channel::Title => text.into(),
     }
 }
@@ -264,21 +267,30 @@ fn dedup_sorted(values: &mut [u32]) -> usize {
     kept
 }
 
+/// What one lowercase word stands for, worked out once per distinct word: its word term
+/// and title term (`NO_TERM` for stop words, priorities and short words), and its stem
+/// (every word has one: defect-class phrases keep their stop words).
+struct WordTerms {
+    word: u32,
+    title: u32,
+    stem: Box<str>,
+}
+
+const NO_TERM: u32 = u32::MAX;
+
 /// Interns terms and stems words, once per distinct word.
 struct Builder {
     stemmer: Stemmer,
     ids: FastMap<Box<str>, u32>,
-    /// Lowercase word -> its stemmed word term (or `u32::MAX`: not a term).
-    words: FastMap<Box<str>, u32>,
-    /// Lowercase word -> its stem, every word (for defect-class phrases, stop words too).
-    stems: FastMap<Box<str>, Box<str>>,
+    words: FastMap<Box<str>, WordTerms>,
     /// Defect class (vocabulary index) -> its term.
     classes: FastMap<u32, u32>,
     channels: Vec<Channel>,
     display: Vec<Box<str>>,
+    depth: Vec<u8>,
     key: String,
     lower: String,
-    /// The text being scanned for defect classes, stemmed; and the classes found.
+    /// The finding's words stemmed, for the defect-class phrases; the classes found.
     stemmed: String,
     found: Vec<u32>,
 }
@@ -289,10 +301,10 @@ impl Default for Builder {
             stemmer: Stemmer::create(Algorithm::English),
             ids: FastMap::default(),
             words: FastMap::default(),
-            stems: FastMap::default(),
             classes: FastMap::default(),
             channels: Vec::new(),
             display: Vec::new(),
+            depth: Vec::new(),
             key: String::new(),
             lower: String::new(),
             stemmed: String::new(),
@@ -314,71 +326,86 @@ impl Builder {
         self.ids.insert(self.key.as_str().into(), id);
         self.channels.push(channel);
         self.display.push(shown(channel, display));
+        self.depth.push(0);
         id
     }
 
     fn extract(&mut self, finding: &NormalizedFinding, out: &mut Vec<u32>) {
-        for text in [finding.title.as_str(), finding.detail.as_str()] {
+        self.stemmed.clear();
+        self.stemmed.push(' ');
+        for (text, title) in [
+            (finding.title.as_str(), true),
+            (finding.detail.as_str(), false),
+        ] {
             let text = without_boilerplate(text);
             for piece in split_code(&text) {
                 match piece {
                     Piece::Code(span) => self.code_span(span, out),
-                    Piece::Prose(prose) => self.prose(prose, out),
+                    Piece::Prose(prose) => self.prose(prose, title, out),
                 }
             }
         }
-        self.defect_classes(finding, out);
-        for token in prose_words(&without_boilerplate(&finding.title)) {
-            for word in token.split('.').filter(|w| !w.is_empty()) {
-                if !looks_like_identifier(word) && !is_file_name(token) {
-                    out.extend(self.word(word, Channel::Title));
-                }
-            }
+        // A rule id names its class too (`py/sql-injection`).
+        for word in lexicon::words(&finding.evidence.symbol) {
+            self.stem_of(word);
         }
+        self.defect_classes(out);
     }
 
-    /// The defect classes the title, explanation and rule id name (`py/sql-injection`).
-    fn defect_classes(&mut self, finding: &NormalizedFinding, out: &mut Vec<u32>) {
-        let mut stemmed = std::mem::take(&mut self.stemmed);
-        stemmed.clear();
-        stemmed.push(' ');
-        for text in [
-            finding.title.as_str(),
-            finding.detail.as_str(),
-            finding.evidence.symbol.as_str(),
-        ] {
-            for word in lexicon::words(text) {
-                lowercase_into(word, &mut self.lower);
-                match self.stems.get(self.lower.as_str()) {
-                    Some(stem) => stemmed.push_str(stem),
-                    None => {
-                        let stem: Box<str> = self.stemmer.stem(&self.lower).into();
-                        stemmed.push_str(&stem);
-                        self.stems.insert(self.lower.as_str().into(), stem);
-                    }
-                }
-                stemmed.push(' ');
-            }
+    /// The word's terms, read from the cache (lowercased through a reused buffer).
+    fn terms_of(&mut self, word: &str) -> &WordTerms {
+        lowercase_into(word, &mut self.lower);
+        if !self.words.contains_key(self.lower.as_str()) {
+            let plain = self.lower.as_str();
+            let keep = plain.chars().count() >= 3
+                && STOP_WORDS.binary_search(&plain).is_err()
+                && !is_priority(plain);
+            let stem: Box<str> = self.stemmer.stem(plain).into();
+            let shown = plain.to_owned();
+            let (word, title) = if keep {
+                (
+                    self.id(Channel::Word, &stem, &shown),
+                    self.id(Channel::Title, &stem, &shown),
+                )
+            } else {
+                (NO_TERM, NO_TERM)
+            };
+            self.words
+                .insert(shown.into(), WordTerms { word, title, stem });
         }
+        &self.words[self.lower.as_str()]
+    }
+
+    /// Adds the word's stem to the text scanned for defect classes.
+    fn stem_of(&mut self, word: &str) {
+        let stem = std::mem::take(&mut self.stemmed);
+        let mut stemmed = stem;
+        stemmed.push_str(&self.terms_of(word).stem);
+        stemmed.push(' ');
+        self.stemmed = stemmed;
+    }
+
+    /// The defect classes the stemmed text names, with their lineages.
+    fn defect_classes(&mut self, out: &mut Vec<u32>) {
         let lexicon = lexicon::lexicon();
         self.found.clear();
-        lexicon.classes_in(&stemmed, &mut self.found);
+        lexicon.classes_in(&self.stemmed, &mut self.found);
         self.found.sort_unstable();
         self.found.dedup();
-        for k in std::mem::take(&mut self.found) {
+        for index in 0..self.found.len() {
+            let k = self.found[index];
             let term = match self.classes.get(&k) {
                 Some(&term) => term,
                 None => {
                     let class = &lexicon.classes[k as usize];
                     let term = self.id(Channel::Class, class.id, &class.shown());
+                    self.depth[term as usize] = class.lineage.len().min(255) as u8;
                     self.classes.insert(k, term);
                     term
                 }
             };
             out.push(term);
-            self.found.push(k);
         }
-        self.stemmed = stemmed;
     }
 
     /// The term of `text` lowercased (through a reused buffer: most lookups find it).
@@ -390,14 +417,9 @@ impl Builder {
         id
     }
 
-    /// A code span: a literal, a file name, or its code tokens and (when it has several)
-    /// the whole.
+    /// A code span: a file name, or its code tokens and (when it has several) the whole.
     fn code_span(&mut self, span: &str, out: &mut Vec<u32>) {
         let span = span.trim();
-        if is_literal(span) {
-            out.push(self.lowered_id(Channel::Literal, span.trim_matches(['"', '\''])));
-            return;
-        }
         let base = match span.rsplit_once('/') {
             Some((_, base)) if !span.contains(char::is_whitespace) && !base.is_empty() => base,
             _ => span,
@@ -412,13 +434,16 @@ impl Builder {
             if token.len() >= 2 {
                 out.push(self.lowered_id(Channel::Code, token));
             }
+            for word in lexicon::words(token) {
+                self.stem_of(word);
+            }
             // `float` is also the word "floats" of another bot's prose.
             if token.chars().all(|c| c.is_ascii_lowercase()) {
-                out.extend(self.word(token, Channel::Word));
+                let term = self.terms_of(token).word;
+                if term != NO_TERM {
+                    out.push(term);
+                }
             }
-        }
-        for number in numbers(span) {
-            out.push(self.lowered_id(Channel::Literal, number));
         }
         if tokens > 1 && span.chars().count() <= 40 {
             let normal = span
@@ -430,16 +455,9 @@ impl Builder {
         }
     }
 
-    /// Prose: identifier-shaped words are code, file names are code, numbers and quoted
-    /// strings are literals, the rest are stemmed words (stop words, priorities and short
-    /// words dropped).
-    fn prose(&mut self, prose: &str, out: &mut Vec<u32>) {
-        for quoted in quoted_literals(prose) {
-            out.push(self.lowered_id(Channel::Literal, quoted));
-        }
-        for number in numbers(prose) {
-            out.push(self.lowered_id(Channel::Literal, number));
-        }
+    /// Prose: identifier-shaped words and file names are code, the rest are stemmed words
+    /// (stop words, priorities and short words dropped), of the title too when `title`.
+    fn prose(&mut self, prose: &str, title: bool, out: &mut Vec<u32>) {
         for token in prose_words(prose) {
             if is_file_name(token) {
                 out.push(self.lowered_id(Channel::Code, token));
@@ -448,44 +466,22 @@ impl Builder {
             for word in token.split('.').filter(|w| !w.is_empty()) {
                 if looks_like_identifier(word) {
                     out.push(self.lowered_id(Channel::Code, word));
-                } else if let Some(term) = self.word(word, Channel::Word) {
-                    out.push(term);
+                    for part in lexicon::words(word) {
+                        self.stem_of(part);
+                    }
+                    continue;
                 }
+                let terms = self.terms_of(word);
+                let (word_term, title_term) = (terms.word, terms.title);
+                if word_term != NO_TERM {
+                    out.push(word_term);
+                    if title {
+                        out.push(title_term);
+                    }
+                }
+                self.stem_of(word);
             }
         }
-    }
-
-    /// The stemmed word term of `word` in `channel` (`None`: too short, a stop word or a
-    /// priority), cached per distinct word.
-    fn word(&mut self, word: &str, channel: Channel) -> Option<u32> {
-        let mut lower = std::mem::take(&mut self.lower);
-        lower.clear();
-        lower.push(channel.tag());
-        lower.push(':');
-        let start = lower.len();
-        let mut folded = String::new();
-        lowercase_into(word, &mut folded);
-        lower.push_str(&folded);
-        let term = match self.words.get(lower.as_str()) {
-            Some(&term) => term,
-            None => {
-                let plain = &lower[start..];
-                let keep = plain.chars().count() >= 3
-                    && STOP_WORDS.binary_search(&plain).is_err()
-                    && !is_priority(plain);
-                let term = if keep {
-                    let stem = self.stemmer.stem(plain).into_owned();
-                    let shown = plain.to_owned();
-                    self.id(channel, &stem, &shown)
-                } else {
-                    u32::MAX
-                };
-                self.words.insert(lower.as_str().into(), term);
-                term
-            }
-        };
-        self.lower = lower;
-        (term != u32::MAX).then_some(term)
     }
 }
 
@@ -498,34 +494,6 @@ fn without_boilerplate(text: &str) -> std::borrow::Cow<'_, str> {
         }
     }
     out
-}
-
-/// A code span that is a literal: a number or a quoted string.
-fn is_literal(span: &str) -> bool {
-    let quoted = span.len() >= 2
-        && ((span.starts_with('"') && span.ends_with('"'))
-            || (span.starts_with('\'') && span.ends_with('\'')));
-    quoted || (!span.is_empty() && span.parse::<f64>().is_ok())
-}
-
-/// Numbers of two or more characters (`42`, `0.29`, `100ms` gives `100`): quoted counts,
-/// limits and sums name what is wrong as precisely as an identifier. Single digits are too
-/// common to say anything.
-fn numbers(text: &str) -> impl Iterator<Item = &str> {
-    text.split(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .map(|t| t.trim_matches('.'))
-        .filter(|t| t.len() >= 2 && t.chars().next().is_some_and(|c| c.is_ascii_digit()))
-        .filter(|t| t.parse::<f64>().is_ok())
-}
-
-/// Short strings in double quotes in prose (`"recieved"`, “/tmp/...”).
-fn quoted_literals(prose: &str) -> impl Iterator<Item = &str> {
-    prose
-        .split(['"', '“', '”'])
-        .skip(1)
-        .step_by(2)
-        .map(str::trim)
-        .filter(|q| (2..=40).contains(&q.chars().count()))
 }
 
 fn lowercase_into(text: &str, out: &mut String) {

@@ -38,15 +38,6 @@ fn stop_words_are_sorted_for_binary_search() {
     assert!(STOP_WORDS.windows(2).all(|w| w[0] < w[1]));
 }
 
-#[test]
-fn numbers_and_quoted_literals_are_their_own_channel() {
-    let found: Vec<&str> = numbers("sum 1,250 of 12 items, 0.29 each, x2 and 7").collect();
-    assert_eq!(found, ["250", "12", "0.29"]);
-    let quoted: Vec<&str> = quoted_literals(r#"says "recieved" and “/tmp/x”"#).collect();
-    assert_eq!(quoted, ["recieved", "/tmp/x"]);
-    assert!(is_literal("\"0.29\"") && is_literal("100") && !is_literal("x100"));
-}
-
 fn finding(title: &str, detail: &str) -> NormalizedFinding {
     let mut f = NormalizedFinding::new("bot", "", Severity::Medium, "bug", title);
     f.detail = detail.to_owned();
@@ -55,19 +46,36 @@ fn finding(title: &str, detail: &str) -> NormalizedFinding {
 
 #[test]
 fn channels_measure_what_two_findings_share_apart() {
-    let counted = finding(
-        "Count is off",
-        "The total `12` is wrong: `items.len()` misses one.",
-    );
-    let same_literal = finding("Wrong count", "Off by one: 12 where 13 is due.");
+    let counted = finding("Count is off", "`items.len()` misses the last item.");
+    let same_code = finding("Wrong total", "The total uses `items.len()` and drops one.");
     let unrelated = finding("Rename `compute_fee`", "The name hides what it does.");
-    let corpus = Corpus::build(&[counted, same_literal, unrelated]);
+    let corpus = Corpus::build(&[counted, same_code, unrelated]);
     let same = corpus.similarity(0, 1);
-    assert!(same[Channel::Literal as usize] > 0.5, "{same:?}");
-    assert_eq!(same[Channel::Code as usize], 0.0);
+    assert!(same[Channel::Code as usize] > 0.5, "{same:?}");
+    assert_eq!(
+        same[Channel::Title as usize],
+        0.0,
+        "no title word in common"
+    );
     let other = corpus.similarity(0, 2);
-    assert_eq!(other[Channel::Literal as usize], 0.0);
-    assert_eq!(other[Channel::Word as usize], 0.0);
+    assert_eq!(other, [0.0; CHANNELS]);
+}
+
+#[test]
+fn title_words_are_their_own_channel_and_a_rule_id_names_a_class() {
+    let mut rule = finding("SQL query built from user-controlled sources", "");
+    rule.evidence.symbol = "py/sql-injection".into();
+    let prose = finding(
+        "Unchecked value",
+        "The lookup interpolates `order_ref`: SQL injection.",
+    );
+    let corpus = Corpus::build(&[rule, prose]);
+    let same = corpus.similarity(0, 1);
+    assert!(same[Channel::Class as usize] > 0.3, "{same:?}");
+    assert!(corpus
+        .shared_terms(0, 1)
+        .iter()
+        .any(|t| t.contains("CWE-89")));
 }
 
 #[test]
