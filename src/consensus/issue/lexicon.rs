@@ -72,7 +72,9 @@ impl Lexicon {
                 }
             })
             .collect();
-        let index = |id: &str| rows.iter().position(|r| r.id == id);
+        let by_id: std::collections::HashMap<&str, usize> =
+            rows.iter().enumerate().map(|(k, r)| (r.id, k)).collect();
+        let index = |id: &str| by_id.get(id).copied();
         let mut classes = Vec::with_capacity(rows.len());
         for (k, row) in rows.iter().enumerate() {
             // Walk up the ChildOf links, stopping at pillars (too broad to mean anything).
@@ -109,7 +111,8 @@ impl Lexicon {
                 }
             }
         }
-        let automaton = AhoCorasick::new(&phrases)
+        let automaton = AhoCorasick::builder()
+            .build(&phrases)
             .unwrap_or_else(|e| panic!("data/defect-classes.tsv: phrases do not build: {e}"));
         Lexicon {
             classes,

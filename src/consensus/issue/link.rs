@@ -9,11 +9,13 @@ use crate::consensus::cluster::{Assignment, FastMap, Interner};
 use crate::consensus::reason::{describe_lines, member_name};
 use crate::model::{CategorySource, LineRange, MatchReason, NormalizedFinding};
 
-/// A file with at most this many findings has every pair judged; beyond, a finding is
-/// judged against its nearest neighbours by line and the findings that share its code.
-const ALL_PAIRS_LIMIT: usize = 128;
+/// A file with at most this many findings has every pair judged (the labelled corpus's
+/// busiest file has 34); beyond, the pairs would grow with the square of the findings, so
+/// a finding is judged against its nearest neighbours by line and the findings that share
+/// an identifier with it.
+const ALL_PAIRS_LIMIT: usize = 40;
 /// Neighbours by line a finding is judged against in a larger file.
-const NEAR_CANDIDATES: usize = 32;
+const NEAR_CANDIDATES: usize = 16;
 /// Shared terms a reason lists.
 const REASON_TERMS: usize = 5;
 /// Members of each side a join weighs: a flood of alike comments must not make joining
@@ -190,10 +192,13 @@ pub(super) fn assign(
 ) -> Matched {
     let prepared = Prepared::of(findings);
     let floor = model.threshold * LOOSE_LINK;
+    // Compared in log-odds: most pairs fall below the floor and need no exponential.
+    let floor_odds = (floor / (1.0 - floor)).ln();
     let mut links = Vec::new();
     prepared.each_pair(findings, |a, b, features, gap| {
-        let p = model.probability(features);
-        if p >= floor {
+        let odds = model.log_odds(features);
+        if odds >= floor_odds {
+            let p = super::sigmoid(odds);
             links.push(Link { a, b, p, gap });
         }
     });
@@ -259,7 +264,8 @@ fn join(
     let mut reasons: Vec<Vec<MatchReason>> = vec![Vec::new(); findings.len()];
     // Most probable first; ties: nearer, then input order.
     links.retain(|l| l.p >= model.threshold);
-    links.sort_by(|x, y| {
+    // A total order (pairs are distinct), so an unstable sort gives one answer.
+    links.sort_unstable_by(|x, y| {
         y.p.total_cmp(&x.p)
             .then(x.gap.unwrap_or(u32::MAX).cmp(&y.gap.unwrap_or(u32::MAX)))
             .then((x.a, x.b).cmp(&(y.a, y.b)))

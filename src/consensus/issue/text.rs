@@ -250,8 +250,10 @@ fn is_negated(title: &str) -> bool {
         "won't", "aren't", "fails",
     ];
     prose_words(title).any(|w| {
-        let lower = w.to_ascii_lowercase();
-        NEGATIONS.contains(&lower.as_str()) || lower.ends_with("n't")
+        NEGATIONS.iter().any(|n| n.eq_ignore_ascii_case(w))
+            || (w.len() > 3
+                && w.is_char_boundary(w.len() - 3)
+                && w[w.len() - 3..].eq_ignore_ascii_case("n't"))
     })
 }
 
@@ -473,27 +475,32 @@ impl Builder {
                 }
                 let terms = self.terms_of(word);
                 let (word_term, title_term) = (terms.word, terms.title);
+                self.stemmed.push_str(&self.words[self.lower.as_str()].stem);
+                self.stemmed.push(' ');
                 if word_term != NO_TERM {
                     out.push(word_term);
                     if title {
                         out.push(title_term);
                     }
                 }
-                self.stem_of(word);
             }
         }
     }
 }
 
-/// `text` without the bots' boilerplate phrases (borrowed when it has none).
+/// `text` without the bots' boilerplate phrases (borrowed when it has none: one scan).
 fn without_boilerplate(text: &str) -> std::borrow::Cow<'_, str> {
-    let mut out = std::borrow::Cow::Borrowed(text);
-    for phrase in BOILERPLATE {
-        if out.contains(phrase) {
-            out = std::borrow::Cow::Owned(out.replace(phrase, " "));
-        }
+    static PHRASES: std::sync::OnceLock<aho_corasick::AhoCorasick> = std::sync::OnceLock::new();
+    let phrases = PHRASES.get_or_init(|| {
+        aho_corasick::AhoCorasick::builder()
+            .kind(Some(aho_corasick::AhoCorasickKind::DFA))
+            .build(BOILERPLATE)
+            .expect("a small fixed list of phrases")
+    });
+    if phrases.find(text).is_none() {
+        return std::borrow::Cow::Borrowed(text);
     }
-    out
+    std::borrow::Cow::Owned(phrases.replace_all(text, &[" "; BOILERPLATE.len()]))
 }
 
 fn lowercase_into(text: &str, out: &mut String) {
@@ -597,10 +604,13 @@ fn is_file_name(text: &str) -> bool {
         return false;
     };
     !stem.is_empty()
+        && extension.len() <= 6
+        && FILE_EXTENSIONS
+            .iter()
+            .any(|known| known.eq_ignore_ascii_case(extension))
         && stem
             .chars()
             .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.'))
-        && FILE_EXTENSIONS.contains(&extension.to_ascii_lowercase().as_str())
 }
 
 #[cfg(test)]
