@@ -4,6 +4,9 @@
 //! cargo run --release --example fit_matching              # cross-validate, fit, write the model
 //! cargo run --release --example fit_matching -- --ablation  # also drop each feature in turn
 //! cargo run --release --example fit_matching -- --dry-run   # do not write data/matching-model.json
+//! cargo run --release --example fit_matching -- --per-pr    # held-out figures per PR
+//! cargo run --release --example fit_matching -- --dump pairs.jsonl          # every judged pair
+//! cargo run --release --example fit_matching -- --dump-findings found.json  # every finding
 //! ```
 //!
 //! Reads every scenario of `tests/fixtures/real*/` (a saved-API-JSON folder with
