@@ -17,25 +17,16 @@
 // An edge program: files are its job.
 #![allow(clippy::disallowed_methods, clippy::print_stdout)]
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use review_consensus::consensus::{FEATURES, FEATURE_COUNT};
 use review_consensus::learn::{self, CrossValidation, LabelledPr};
-use review_consensus::local::load_labelled_sets;
+use review_consensus::local::{labelled_sets, load_labelled_sets};
 
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut sets: Vec<PathBuf> = std::fs::read_dir(root.join("tests/fixtures"))?
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| {
-            p.is_dir()
-                && p.file_name()
-                    .is_some_and(|n| n.to_string_lossy().starts_with("real"))
-        })
-        .collect();
-    sets.sort();
+    let sets = labelled_sets(&root.join("tests/fixtures"))?;
     let prs = load_labelled_sets(&sets)?;
     let repositories: std::collections::BTreeSet<&str> =
         prs.iter().map(|pr| pr.repository.as_str()).collect();

@@ -562,6 +562,24 @@ pub fn load_labelled(dir: &Path) -> anyhow::Result<crate::learn::LabelledPr> {
     })
 }
 
+/// The labelled sets under `fixtures`: its folders named `real*`, sorted.
+pub fn labelled_sets(fixtures: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    let mut sets = Vec::new();
+    for entry in
+        fs::read_dir(fixtures).with_context(|| format!("cannot list {}", fixtures.display()))?
+    {
+        let path = entry?.path();
+        let named_real = path
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with("real"));
+        if path.is_dir() && named_real {
+            sets.push(path);
+        }
+    }
+    sets.sort();
+    Ok(sets)
+}
+
 /// Every labelled scenario in the given set folders (each holds scenario folders), sorted
 /// by name.
 pub fn load_labelled_sets(sets: &[PathBuf]) -> anyhow::Result<Vec<crate::learn::LabelledPr>> {

@@ -14,7 +14,7 @@ use review_consensus::consensus::{
     seed_clusters, ConsensusOptions, Matching, Model, FEATURE_COUNT,
 };
 use review_consensus::learn::{self, CrossValidation, LabelledPr, Score};
-use review_consensus::local::{load_labelled_sets, load_snapshot_dir};
+use review_consensus::local::{labelled_sets, load_labelled_sets, load_snapshot_dir};
 use review_consensus::model::{Severity, SuppressionReason};
 use review_consensus::pipeline::{analyze, AnalysisOptions};
 
@@ -24,17 +24,7 @@ fn root() -> &'static Path {
 
 /// Every labelled set: the folders `tests/fixtures/real*`.
 fn sets() -> Vec<PathBuf> {
-    let mut sets: Vec<PathBuf> = std::fs::read_dir(root().join("tests/fixtures"))
-        .expect("tests/fixtures")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| {
-            p.is_dir()
-                && p.file_name()
-                    .is_some_and(|n| n.to_string_lossy().starts_with("real"))
-        })
-        .collect();
-    sets.sort();
-    sets
+    labelled_sets(&root().join("tests/fixtures")).expect("tests/fixtures lists")
 }
 
 fn corpus() -> Vec<LabelledPr> {
