@@ -1,15 +1,18 @@
-//! A pair's evidence, in two channels: WHERE the two findings point (file, lines, commit,
-//! who is nearest to whom) and WHAT they say (the claim's words, the code, literals and
-//! suggestion each names, defect classes, polarity). Each feature is a number the match
-//! model weighs; none decides alone.
+//! A pair's evidence, in two channels: WHERE the two findings point (the gap between their
+//! lines, the commit each was written on, one bot twice in one review) and WHAT they say
+//! (the claim's words and title, the code each names, defect classes, polarity), each
+//! counted apart for two bots, a bot and its later round, and a bot twice in one round.
+//! Each feature is a number the match model weighs; none decides alone.
 
 use super::text::{Channel, Corpus};
-use crate::model::{CategorySource, NormalizedFinding};
+use crate::consensus::cluster::Interner;
+use crate::model::NormalizedFinding;
 
-/// The features, in the model's order (`data/matching-model.json` lists the same names).
-/// Two findings of one bot are judged apart from two bots: a bot words its own findings
-/// alike, so what their text shares means less, and a bot that comments twice in one review
-/// usually means two places, while a later round on the same line is usually a repeat.
+/// The features, in the model's order (`data/matching-model.json` lists the same names;
+/// docs/scoring.md shows the drop-one ablation each had to pass). Two findings of one bot
+/// are judged apart from two bots: a bot words its own findings alike, a bot that comments
+/// twice in one review usually means two places, and a later round near the same line is
+/// usually a repeat.
 pub const FEATURES: &[&str] = &[
     // WHERE
     "line_gap",
@@ -69,49 +72,33 @@ pub(super) fn reads_as(feature: usize) -> &'static str {
 /// Lines at which a gap feature reaches 1 (it grows with the log of the gap beyond).
 const GAP_SCALE: f64 = 100.0;
 
-/// What a pair's features are computed from, read once per finding: its bot, commit,
-/// review and strong native category as small ids (`NONE` when absent).
+/// What a pair's features are computed from, read once per finding: its bot, commit and
+/// review as small ids (`NONE` when absent).
 pub(super) struct Facts {
     pub bot: Vec<u32>,
     commit: Vec<u32>,
     review: Vec<u64>,
-    native_category: Vec<u32>,
 }
 
 pub(super) const NONE: u32 = u32::MAX;
 
 impl Facts {
     pub(super) fn of(findings: &[NormalizedFinding]) -> Facts {
-        let mut bots = super::super::cluster::Interner::default();
-        let mut categories = super::super::cluster::Interner::default();
-        let mut commits = super::super::cluster::Interner::default();
-        let mut facts = Facts {
-            bot: Vec::with_capacity(findings.len()),
-            commit: Vec::with_capacity(findings.len()),
-            review: Vec::with_capacity(findings.len()),
-            native_category: Vec::with_capacity(findings.len()),
-        };
-        let mut lower = String::new();
-        for finding in findings {
-            facts.bot.push(bots.id(&finding.bot) as u32);
-            let commit = finding.provenance.commit.as_deref();
-            facts
-                .commit
-                .push(commit.map_or(NONE, |c| commits.id(c) as u32));
-            facts
-                .review
-                .push(finding.provenance.review_id.unwrap_or(u64::MAX));
-            let native = if is_native(finding) && !finding.category.is_empty() {
-                lower.clear();
-                lower.push_str(&finding.category);
-                lower.make_ascii_lowercase();
-                categories.id(&lower) as u32
-            } else {
-                NONE
-            };
-            facts.native_category.push(native);
+        let (mut bots, mut commits) = (Interner::default(), Interner::default());
+        Facts {
+            bot: findings.iter().map(|f| bots.id(&f.bot) as u32).collect(),
+            commit: findings
+                .iter()
+                .map(|f| {
+                    let commit = f.provenance.commit.as_deref();
+                    commit.map_or(NONE, |c| commits.id(c) as u32)
+                })
+                .collect(),
+            review: findings
+                .iter()
+                .map(|f| f.provenance.review_id.unwrap_or(u64::MAX))
+                .collect(),
         }
-        facts
     }
 
     /// The two findings come from one review round of one bot: one review, or one
@@ -120,15 +107,6 @@ impl Facts {
         (self.review[a] != u64::MAX && self.review[a] == self.review[b])
             || self.commit[a] == self.commit[b]
     }
-}
-
-/// A category the bot itself gave (or a findings file stated) is strong; others are
-/// evidence.
-pub(super) fn is_native(finding: &NormalizedFinding) -> bool {
-    finding
-        .provenance
-        .category_source
-        .is_none_or(|source| source == CategorySource::Native)
 }
 
 /// Lines between the two findings' nearest ranges; `None` without lines on both.

@@ -1,16 +1,16 @@
 //! `issue` matching: which findings name one underlying defect, where real bots word, anchor
-//! and label the same defect differently (docs/scoring.md, "Matching").
+//! and label the same defect differently (docs/scoring.md, "`issue` matching").
 //!
 //! - Every pair worth judging in a file gets its evidence in two channels ([`features`]):
-//!   WHERE (lines, commit, who is nearest to whom, a bot and itself) and WHAT (the claim's
-//!   words, code, literals, suggestion, defect class, polarity; [`text`], [`lexicon`]).
-//! - A logistic model ([`logistic`]), fitted by `cargo run --example fit_matching` on the
-//!   labelled real PRs, turns the evidence into a match probability.
-//! - Linking is best first: the most probable pair joins first, and two clusters join only
-//!   when every pair between them is at least loosely probable (half the link threshold),
-//!   so no chain of links joins two defects through a finding that resembles both. A bot's own repeats (a
-//!   later round, a second anchor) may join; a person's `/consensus split` and `same` are
-//!   obeyed ([`Constraints`]).
+//!   WHERE (the line gap, a later round, one bot twice in one review) and WHAT (the claim's
+//!   words and title, code, defect class, polarity; [`text`], [`lexicon`]).
+//! - A logistic model ([`logistic`]), fitted by `cargo run --release --example
+//!   fit_matching` on the labelled real PRs, turns the evidence into a match probability.
+//! - Linking is best first ([`link`]): the most probable pair joins first, and two clusters
+//!   join only when every pair between them is at least loosely probable (half the link
+//!   threshold), so no chain of links joins two defects through a finding that resembles
+//!   both. A bot's own repeats (a later round, a second anchor) may join; a person's
+//!   `/consensus split` and `same` are obeyed ([`Constraints`]).
 
 mod features;
 mod lexicon;
