@@ -5,7 +5,7 @@
 //! line-anchored clusters by line inside each group, so a lookup touches only the clusters
 //! that could match; the result is the plain pass's (`reference` in the tests).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::model::NormalizedFinding;
@@ -208,6 +208,7 @@ impl Hasher for FastHasher {
 }
 
 pub(crate) type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FastHasher>>;
+pub(crate) type FastSet<K> = HashSet<K, BuildHasherDefault<FastHasher>>;
 
 /// Distinct strings as dense ids, in first-seen order. It owns one copy of each: a lookup
 /// compares against this table (one entry per distinct file or category, far fewer than

@@ -5,7 +5,7 @@
 use super::features::{self, Facts, FEATURE_COUNT};
 use super::text::{Channel, Corpus};
 use super::{Constraints, Matched, Model};
-use crate::consensus::cluster::{Assignment, FastMap, Interner};
+use crate::consensus::cluster::{Assignment, FastMap, FastSet, Interner};
 use crate::consensus::reason::{describe_lines, member_name};
 use crate::model::{CategorySource, LineRange, MatchReason, NormalizedFinding};
 
@@ -34,6 +34,7 @@ pub(super) struct Pair {
 }
 
 /// A pair probable enough to matter when linking: at least the loose floor.
+#[derive(Clone, Copy)]
 struct Link {
     a: u32,
     b: u32,
@@ -241,10 +242,23 @@ fn join(
     constraints: &Constraints,
 ) -> Matched {
     let floor = model.threshold * LOOSE_LINK;
-    let of_pair: FastMap<(u32, u32), f64> = links.iter().map(|l| ((l.a, l.b), l.p)).collect();
+    // Each finding's links to later findings, as a sorted row: pairs come file by file in
+    // (a, b) order, so a row is one run of `links` (sorted here if a caller's were not).
+    if !links.is_sorted_by_key(|l| (l.a, l.b)) {
+        links.sort_unstable_by_key(|l| (l.a, l.b));
+    }
+    let mut row_start = vec![0u32; findings.len() + 1];
+    for link in &links {
+        row_start[link.a as usize + 1] += 1;
+    }
+    for k in 1..row_start.len() {
+        row_start[k] += row_start[k - 1];
+    }
     let p_of = |x: usize, y: usize| -> f64 {
-        let key = (x.min(y) as u32, x.max(y) as u32);
-        of_pair.get(&key).copied().unwrap_or(0.0)
+        let (x, y) = (x.min(y), x.max(y) as u32);
+        let row = &links[row_start[x] as usize..row_start[x + 1] as usize];
+        row.binary_search_by_key(&y, |l| l.b)
+            .map_or(0.0, |k| row[k].p)
     };
     let apart: Vec<(usize, usize)> = constraints
         .apart
@@ -263,17 +277,28 @@ fn join(
     let mut sets = Sets::new(findings.len());
     let mut reasons: Vec<Vec<MatchReason>> = vec![Vec::new(); findings.len()];
     // Most probable first; ties: nearer, then input order.
-    links.retain(|l| l.p >= model.threshold);
+    let mut order: Vec<Link> = links
+        .iter()
+        .filter(|l| l.p >= model.threshold)
+        .copied()
+        .collect();
     // A total order (pairs are distinct), so an unstable sort gives one answer.
-    links.sort_unstable_by(|x, y| {
+    order.sort_unstable_by(|x, y| {
         y.p.total_cmp(&x.p)
             .then(x.gap.unwrap_or(u32::MAX).cmp(&y.gap.unwrap_or(u32::MAX)))
             .then((x.a, x.b).cmp(&(y.a, y.b)))
     });
-    for link in &links {
+    // Two clusters that could not join never can while both stay roots: a set only grows,
+    // keeping its first members, so the pair that kept them apart stays between them.
+    let mut refused: FastSet<(usize, usize)> = FastSet::default();
+    for link in &order {
         let (a, b) = (link.a as usize, link.b as usize);
         let (ra, rb) = (sets.find(a), sets.find(b));
         if ra == rb || kept_apart(&sets, ra, rb) {
+            continue;
+        }
+        let key = (ra.min(rb), ra.max(rb));
+        if refused.contains(&key) {
             continue;
         }
         let (xs, ys) = (sets.members_of(ra), sets.members_of(rb));
@@ -282,6 +307,7 @@ fn join(
             &ys[..ys.len().min(LINKAGE_MEMBERS)],
         );
         if xs.iter().any(|&x| ys.iter().any(|&y| p_of(x, y) < floor)) {
+            refused.insert(key);
             continue;
         }
         let (root, absorbed) = sets.union(ra, rb);
