@@ -242,21 +242,18 @@ fn join(
     constraints: &Constraints,
 ) -> Matched {
     let floor = model.threshold * LOOSE_LINK;
-    // Each finding's links to later findings, as a sorted row: pairs come file by file in
-    // (a, b) order, so a row is one run of `links` (sorted here if a caller's were not).
-    if !links.is_sorted_by_key(|l| (l.a, l.b)) {
+    // Each finding's links to later findings, as a row of `links` sorted by partner: pairs
+    // come file by file in (a, b) order, so each row is already one run.
+    let rows = rows_of(&links, findings.len()).unwrap_or_else(|| {
         links.sort_unstable_by_key(|l| (l.a, l.b));
-    }
-    let mut row_start = vec![0u32; findings.len() + 1];
-    for link in &links {
-        row_start[link.a as usize + 1] += 1;
-    }
-    for k in 1..row_start.len() {
-        row_start[k] += row_start[k - 1];
-    }
+        rows_of(&links, findings.len()).unwrap_or_default()
+    });
     let p_of = |x: usize, y: usize| -> f64 {
         let (x, y) = (x.min(y), x.max(y) as u32);
-        let row = &links[row_start[x] as usize..row_start[x + 1] as usize];
+        let Some(&(start, end)) = rows.get(x) else {
+            return 0.0;
+        };
+        let row = &links[start as usize..end as usize];
         row.binary_search_by_key(&y, |l| l.b)
             .map_or(0.0, |k| row[k].p)
     };
@@ -363,6 +360,29 @@ fn join(
         category_from,
         reasons: cluster_reasons,
     }
+}
+
+/// Each finding's links to later findings as a range of `links`, when each finding's links
+/// are one run sorted by partner; `None` otherwise.
+fn rows_of(links: &[Link], count: usize) -> Option<Vec<(u32, u32)>> {
+    let mut rows = vec![(0u32, 0u32); count];
+    let mut start = 0;
+    for (k, link) in links.iter().enumerate() {
+        let next = links.get(k + 1);
+        if next.is_some_and(|n| n.a == link.a) {
+            if next.is_some_and(|n| n.b <= link.b) {
+                return None;
+            }
+            continue;
+        }
+        let row = rows.get_mut(link.a as usize)?;
+        if row.1 != 0 {
+            return None;
+        }
+        *row = (start as u32, k as u32 + 1);
+        start = k + 1;
+    }
+    Some(rows)
 }
 
 /// Lower is stronger: the cluster takes the strongest member's category.
@@ -493,5 +513,35 @@ impl Sets {
         }
         self.parent[absorbed] = root;
         (root, absorbed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn links(pairs: &[(u32, u32)]) -> Vec<Link> {
+        pairs
+            .iter()
+            .map(|&(a, b)| Link {
+                a,
+                b,
+                p: 0.5,
+                gap: None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn rows_are_runs_of_one_finding_sorted_by_partner() {
+        // File by file: findings 1 and 2 in one file, then 0, 3 and 5 in another.
+        let rows = rows_of(&links(&[(1, 2), (0, 3), (0, 5)]), 6);
+        assert_eq!(
+            rows,
+            Some(vec![(1, 3), (0, 1), (0, 0), (0, 0), (0, 0), (0, 0)])
+        );
+        // A finding's links split in two runs, or out of order: not rows.
+        assert_eq!(rows_of(&links(&[(0, 3), (1, 2), (0, 5)]), 6), None);
+        assert_eq!(rows_of(&links(&[(0, 5), (0, 3)]), 6), None);
     }
 }
