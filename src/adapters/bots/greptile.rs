@@ -96,7 +96,7 @@ fn read_body(body: &str) -> Result<(Severity, NativeCategory, String, String), S
             rest.to_owned(),
         ));
     }
-    let title = markdown::first_bold_span(body)
+    let title = markdown::leading_bold_span(body)
         .or_else(|| inline::sentence_title(body))
         .ok_or("no title")?;
     Ok((
@@ -135,6 +135,19 @@ mod tests {
     use super::*;
     use crate::adapters::fixture;
     use crate::model::{CategorySource, Coverage};
+
+    /// Older comments open with prose and then bold section labels: the prose is the claim.
+    #[test]
+    fn a_section_label_after_the_opening_prose_is_not_the_title() {
+        let body = "Around the shell variables `HOOK_CMD` has plain quotes, so the duplicate \
+                    check never fires.\n\n**The Problem:**\n- the strings differ\n\n\
+                    **The Fix:**\nEscape the quotes.";
+        let (_, _, title, _) = read_body(body).expect("a finding");
+        assert!(title.starts_with("Around the shell variables"), "{title}");
+        let (_, _, title, _) =
+            read_body("**Quote mismatch breaks detection**\n\nDetails.").expect("a finding");
+        assert_eq!(title, "Quote mismatch breaks detection");
+    }
 
     #[test]
     fn priority_from_alt_or_file_name() {

@@ -74,7 +74,7 @@ impl Adapter for Qodo {
                         (title, category_of_tags(&tags))
                     }
                     None => {
-                        let title = markdown::first_bold_span(&body)
+                        let title = markdown::leading_bold_span(&body)
                             .or_else(|| inline::sentence_title(&body))
                             .ok_or("no title")?;
                         (title, NativeCategory::none())

@@ -261,6 +261,21 @@ pub fn first_bold_line(text: &str) -> Option<String> {
     None
 }
 
+/// The `**bold**` span that opens `text`, as plain inline text: a title. Before it may come
+/// markup, badges, inline code, punctuation or a short label (`Nit:`); a bold span after
+/// opening prose is a section label ("**The Problem:**"), not what the comment is about.
+pub fn leading_bold_span(text: &str) -> Option<String> {
+    let masked = mask_code(text);
+    let start = masked.find("**")?;
+    // The same offsets in the text (masking keeps them); inline code dropped.
+    let before = paragraphs(text.get(..start)?, false).join(" ");
+    let label = before
+        .strip_suffix(':')
+        .is_some_and(|label| label.split_whitespace().count() <= 3);
+    let words = before.chars().any(char::is_alphanumeric);
+    (!words || label).then(|| first_bold_span(text)).flatten()
+}
+
 /// The first `**bold**` span of `text` outside code, as plain inline text.
 pub fn first_bold_span(text: &str) -> Option<String> {
     let masked = mask_code(text);
@@ -485,6 +500,25 @@ mod tests {
         assert_eq!(
             first_bold_line(text).as_deref(),
             Some("Bind `order_ref` as a parameter.")
+        );
+    }
+
+    #[test]
+    fn a_bold_label_after_opening_prose_is_no_title() {
+        let text = "`HOOK_CMD` has plain quotes.\n\n**The Problem:**\n- they differ";
+        assert_eq!(leading_bold_span(text), None);
+        let badge = "<img alt=\"P1\" src=\"p1.svg\"> ⚠️ **Quote mismatch** breaks the check";
+        assert_eq!(leading_bold_span(badge).as_deref(), Some("Quote mismatch"));
+        let label = "Nit: **Unclear helper name.** `h2` says nothing.";
+        assert_eq!(
+            leading_bold_span(label).as_deref(),
+            Some("Unclear helper name.")
+        );
+        let sentence = "The cleanup is too loose: **any** hook matches.";
+        assert_eq!(leading_bold_span(sentence), None);
+        assert_eq!(
+            leading_bold_span("`36-41`: **Make `x` idempotent.** More").as_deref(),
+            Some("Make `x` idempotent.")
         );
     }
 

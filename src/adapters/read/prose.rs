@@ -1,7 +1,8 @@
 //! Prose-only inline comments (the generic adapter, Claude, Bito, Korbit): the title is
-//! the first bold span (a leading `Critical:`-style label removed), else the first
-//! sentence; a severity is read only from common words in the comment's opening (a
-//! `Severity: high` line, a leading `**Critical:**`, `[major]`, `Nit:`…), never from prose.
+//! the bold span that opens the comment (a leading `Critical:`-style label removed), else
+//! the first sentence; a severity is read only from common words in the comment's opening
+//! (a `Severity: high` line, a leading `**Critical:**`, `[major]`, `Nit:`…), never from
+//! prose.
 
 use crate::adapters::read::{inline, markdown};
 use crate::model::Severity;
@@ -20,7 +21,7 @@ pub(crate) struct Prose {
 pub(crate) fn read(body: &str) -> Result<Prose, String> {
     let body = markdown::normalize_newlines(body);
     let mut explanation = without_severity_lines(&body);
-    let bold = markdown::first_bold_span(&explanation);
+    let bold = markdown::leading_bold_span(&explanation);
     let title = bold
         .as_deref()
         .map(strip_leading_label)
