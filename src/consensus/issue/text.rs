@@ -359,7 +359,9 @@ impl Builder {
         lowercase_into(word, &mut self.lower);
         if !self.words.contains_key(self.lower.as_str()) {
             let plain = self.lower.as_str();
-            let keep = plain.chars().count() >= 3
+            // Two CJK characters say as much as a short English word.
+            let letters = plain.chars().count();
+            let keep = (letters >= 3 || (letters == 2 && plain.chars().all(is_cjk)))
                 && STOP_WORDS.binary_search(&plain).is_err()
                 && !is_priority(plain);
             let stem: Box<str> = self.stemmer.stem(plain).into();
@@ -473,19 +475,64 @@ impl Builder {
                     }
                     continue;
                 }
-                let terms = self.terms_of(word);
-                let (word_term, title_term) = (terms.word, terms.title);
-                self.stemmed.push_str(&self.words[self.lower.as_str()].stem);
-                self.stemmed.push(' ');
-                if word_term != NO_TERM {
-                    out.push(word_term);
-                    if title {
-                        out.push(title_term);
+                if word.chars().any(is_cjk) {
+                    for piece in cjk_pieces(word) {
+                        self.word(piece, title, out);
                     }
+                } else {
+                    self.word(word, title, out);
                 }
             }
         }
     }
+
+    /// A prose word: its stem for the defect-class scan, its word (and title) term.
+    fn word(&mut self, word: &str, title: bool, out: &mut Vec<u32>) {
+        let terms = self.terms_of(word);
+        let (word_term, title_term) = (terms.word, terms.title);
+        self.stemmed.push_str(&self.words[self.lower.as_str()].stem);
+        self.stemmed.push(' ');
+        if word_term != NO_TERM {
+            out.push(word_term);
+            if title {
+                out.push(title_term);
+            }
+        }
+    }
+}
+
+/// Han, kana and Hangul: scripts written without spaces between words (Korean spaces
+/// phrases, not words), where a "word" of prose is a whole clause.
+fn is_cjk(c: char) -> bool {
+    matches!(c,
+        '\u{3040}'..='\u{30ff}' // hiragana, katakana
+        | '\u{3400}'..='\u{4dbf}' | '\u{4e00}'..='\u{9fff}' // CJK ideographs
+        | '\u{ac00}'..='\u{d7af}') // Hangul syllables
+}
+
+/// A word with CJK in it as terms: each run of CJK characters as its overlapping character
+/// pairs (the usual unit for matching text without word breaks), a lone character as
+/// itself, and the runs of other characters between them whole.
+fn cjk_pieces(word: &str) -> Vec<&str> {
+    let chars: Vec<(usize, char)> = word.char_indices().collect();
+    let end_of = |k: usize| chars.get(k).map_or(word.len(), |&(at, _)| at);
+    let mut pieces = Vec::new();
+    let mut k = 0;
+    while k < chars.len() {
+        let cjk = is_cjk(chars[k].1);
+        let run_end = (k..chars.len())
+            .find(|&j| is_cjk(chars[j].1) != cjk)
+            .unwrap_or(chars.len());
+        if !cjk || run_end - k == 1 {
+            pieces.push(&word[chars[k].0..end_of(run_end)]);
+        } else {
+            for j in k..run_end - 1 {
+                pieces.push(&word[chars[j].0..end_of(j + 2)]);
+            }
+        }
+        k = run_end;
+    }
+    pieces
 }
 
 /// `text` without the bots' boilerplate phrases (borrowed when it has none: one scan).

@@ -34,6 +34,20 @@ fn identifiers_files_and_priorities() {
 }
 
 #[test]
+fn cjk_text_is_matched_by_character_pairs() {
+    assert_eq!(cjk_pieces("背景画像"), ["背景", "景画", "画像"]);
+    assert_eq!(cjk_pieces("CSS変数を"), ["CSS", "変数", "数を"]);
+    assert_eq!(cjk_pieces("a字b"), ["a", "字", "b"]);
+    // Two comments in Japanese about one gradient share terms; an unrelated one does not.
+    let gradient = finding("グラデーションの始点と終点が同じ色です", "");
+    let same = finding("同じ色のグラデーションは不要です", "");
+    let other = finding("テストが不足しています", "");
+    let corpus = Corpus::build(&[gradient, same, other]);
+    assert!(corpus.similarity(0, 1)[Channel::Word as usize] > 0.2);
+    assert!(corpus.similarity(0, 2)[Channel::Word as usize] < 0.05);
+}
+
+#[test]
 fn stop_words_are_sorted_for_binary_search() {
     assert!(STOP_WORDS.windows(2).all(|w| w[0] < w[1]));
 }
