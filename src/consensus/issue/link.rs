@@ -273,40 +273,7 @@ fn join(
 
     let mut sets = Sets::new(findings.len());
     let mut reasons: Vec<Vec<MatchReason>> = vec![Vec::new(); findings.len()];
-    // Most probable first; ties: nearer, then input order. Links never cross files, so
-    // each file's links are ordered and joined apart: small sorts instead of one large one.
-    let files = prepared.groups.len();
-    let mut file_start = vec![0usize; files + 1];
-    let linking = || links.iter().filter(|l| l.p >= model.threshold);
-    for link in linking() {
-        file_start[prepared.file_of[link.a as usize] + 1] += 1;
-    }
-    for k in 1..file_start.len() {
-        file_start[k] += file_start[k - 1];
-    }
-    let mut order = vec![
-        Link {
-            a: 0,
-            b: 0,
-            p: 0.0,
-            gap: None
-        };
-        file_start[files]
-    ];
-    let mut next = file_start.clone();
-    for link in linking() {
-        let file = prepared.file_of[link.a as usize];
-        order[next[file]] = *link;
-        next[file] += 1;
-    }
-    for file in 0..files {
-        // A total order (pairs are distinct), so an unstable sort gives one answer.
-        order[file_start[file]..file_start[file + 1]].sort_unstable_by(|x, y| {
-            y.p.total_cmp(&x.p)
-                .then(x.gap.unwrap_or(u32::MAX).cmp(&y.gap.unwrap_or(u32::MAX)))
-                .then((x.a, x.b).cmp(&(y.a, y.b)))
-        });
-    }
+    let order = best_first(&links, prepared, model.threshold);
     // Two clusters that could not join never can while both stay roots: a set only grows,
     // keeping its first members, so the pair that kept them apart stays between them.
     let mut refused: FastSet<(usize, usize)> = FastSet::default();
@@ -382,6 +349,45 @@ fn join(
         category_from,
         reasons: cluster_reasons,
     }
+}
+
+/// The links at or above `threshold`, file by file, each file's most probable first (ties:
+/// nearer, then input order). Links never cross files, so each file is ordered apart: small
+/// sorts instead of one large one.
+fn best_first(links: &[Link], prepared: &Prepared, threshold: f64) -> Vec<Link> {
+    let file_of = |link: &Link| prepared.file_of[link.a as usize];
+    let linking = || links.iter().filter(|l| l.p >= threshold);
+    let mut start = vec![0usize; prepared.groups.len() + 1];
+    for link in linking() {
+        start[file_of(link) + 1] += 1;
+    }
+    for k in 1..start.len() {
+        start[k] += start[k - 1];
+    }
+    let mut next = start.clone();
+    let mut order = vec![
+        Link {
+            a: 0,
+            b: 0,
+            p: 0.0,
+            gap: None
+        };
+        start[start.len() - 1]
+    ];
+    for link in linking() {
+        let slot = &mut next[file_of(link)];
+        order[*slot] = *link;
+        *slot += 1;
+    }
+    for file in start.windows(2) {
+        // A total order (pairs are distinct), so an unstable sort gives one answer.
+        order[file[0]..file[1]].sort_unstable_by(|x, y| {
+            y.p.total_cmp(&x.p)
+                .then(x.gap.unwrap_or(u32::MAX).cmp(&y.gap.unwrap_or(u32::MAX)))
+                .then((x.a, x.b).cmp(&(y.a, y.b)))
+        });
+    }
+    order
 }
 
 /// Each finding's links to later findings as a range of `links`, when each finding's links
