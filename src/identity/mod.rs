@@ -9,6 +9,8 @@ pub mod commands;
 pub mod corrections;
 pub mod fingerprint;
 pub mod state;
+#[cfg(test)]
+mod test_support;
 mod track;
 
 use std::collections::BTreeMap;

@@ -1,10 +1,12 @@
 use super::*;
-use crate::api::{IssueComment, PullRequest, User};
+use crate::api::IssueComment;
 use crate::identity::state::STATE_VERSION;
+use crate::identity::test_support::{said, snapshot};
 use crate::identity::{Access, Prior};
 use crate::model::Severity;
 
 const HEAD_A: &str = "aaaaaaaaaa";
+const HEAD_B: &str = "bbbbbbbbbb11111111112222222222333333333344";
 
 fn finding(bot: &str, comment: u64, file: &str, line: u32, title: &str) -> NormalizedFinding {
     let mut f = NormalizedFinding::new(bot, comment.to_string(), Severity::High, "security", title)
@@ -48,32 +50,6 @@ fn state(entries: Vec<(String, Entry)>) -> State {
     }
 }
 
-fn said(id: u64, login: &str, kind: &str, body: &str) -> IssueComment {
-    IssueComment {
-        id,
-        user: Some(User {
-            login: login.into(),
-            id,
-            kind: kind.into(),
-        }),
-        body: Some(body.into()),
-        html_url: Some(format!(
-            "https://github.com/acme/app/pull/1#issuecomment-{id}"
-        )),
-        ..IssueComment::default()
-    }
-}
-
-fn snapshot(comments: Vec<IssueComment>) -> PrSnapshot {
-    let mut pull = PullRequest::default();
-    pull.head.sha = "bbbbbbbbbb11111111112222222222333333333344".into();
-    PrSnapshot {
-        issue_comments: comments,
-        pull,
-        ..PrSnapshot::default()
-    }
-}
-
 /// The last run's state, with alice (write) and mallory (read) looked up this run.
 fn input(prior: Option<State>) -> IdentityInput {
     let mut input = IdentityInput {
@@ -104,7 +80,7 @@ fn judge(
     findings: &[NormalizedFinding],
     input: &IdentityInput,
 ) -> Corrections {
-    Corrections::judge(Some(&snapshot(comments)), findings, input, true)
+    Corrections::judge(Some(&snapshot(HEAD_B, comments)), findings, input, true)
 }
 
 /// Each command's refusal (`None`: followed, or not a correction).

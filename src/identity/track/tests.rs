@@ -1,6 +1,7 @@
 use super::*;
-use crate::api::{IssueComment, PullRequest, ReviewThread, ThreadComment, ThreadComments, User};
+use crate::api::{IssueComment, ReviewThread, ThreadComment, ThreadComments};
 use crate::consensus::{compute_consensus, ConsensusOptions, Constraints, Matching};
+use crate::identity::test_support::{said, snapshot};
 use crate::identity::{read_commands, CorrectionKind, Prior};
 use crate::model::{NormalizedFinding, Severity, SourceState};
 use crate::synthesis::{synthesize, SynthesisOptions};
@@ -52,33 +53,6 @@ fn sources(reviewed: &[&str], stale: &[&str]) -> Vec<SourceStatus> {
         .map(|b| status(b, Coverage::Reviewed))
         .chain(stale.iter().map(|b| status(b, Coverage::Stale)))
         .collect()
-}
-
-fn snapshot(head: &str, comments: Vec<IssueComment>) -> PrSnapshot {
-    let mut pull = PullRequest::default();
-    pull.head.sha = head.to_owned();
-    PrSnapshot {
-        repository: "acme/app".into(),
-        pull,
-        issue_comments: comments,
-        ..PrSnapshot::default()
-    }
-}
-
-fn said(id: u64, login: &str, kind: &str, body: &str) -> IssueComment {
-    IssueComment {
-        id,
-        user: Some(User {
-            login: login.into(),
-            id,
-            kind: kind.into(),
-        }),
-        body: Some(body.into()),
-        html_url: Some(format!(
-            "https://github.com/acme/app/pull/1#issuecomment-{id}"
-        )),
-        ..IssueComment::default()
-    }
 }
 
 /// CodeRabbit and Sourcery on the same SQL injection: one cluster (when linked, [`LINKED`]).
