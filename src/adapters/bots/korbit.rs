@@ -46,7 +46,7 @@ impl Adapter for Korbit {
             let summary_block = markdown::details_blocks(&body, &markdown::mask_code(&body))
                 .into_iter()
                 .find(|d| d.depth == 0 && !d.summary.is_empty())
-                .filter(|_| markdown::first_bold_span(&body).is_none());
+                .filter(|_| markdown::leading_bold_span(&body).is_none());
             let (title, explanation) = match summary_block {
                 Some(block) => (
                     block.summary,
