@@ -351,6 +351,24 @@ mod tests {
         );
     }
 
+    /// People's text in `body` stayed text: no @mention of bob or carol, no marker but ours,
+    /// every `<details>` closed by its own tag.
+    fn assert_inert(body: &str) {
+        assert!(
+            !body.contains("@bob") && !body.contains("@carol"),
+            "no mentions"
+        );
+        assert_eq!(
+            body.matches("<!-- review-bot-ack").count(),
+            1,
+            "only our marker"
+        );
+        assert_eq!(
+            body.matches("</details>").count(),
+            body.matches("<details>").count()
+        );
+    }
+
     /// Issue 19: every kind of refusal is shown unfolded with why and its rule, once per
     /// kind; people's text is escaped; the list is bounded.
     #[test]
@@ -393,19 +411,7 @@ mod tests {
             );
             assert_eq!(section.matches(kind.rule()).count(), 1, "{kind:?} once");
         }
-        assert!(
-            !body.contains("@bob") && !body.contains("@carol"),
-            "no mentions"
-        );
-        assert_eq!(
-            body.matches("<!-- review-bot-ack").count(),
-            1,
-            "only our marker"
-        );
-        assert_eq!(
-            body.matches("</details>").count(),
-            body.matches("<details>").count()
-        );
+        assert_inert(&body);
         assert!(section.contains("\\*\\*loud\\*\\*"));
         assert!(!section.contains(&"x".repeat(60)), "logins are clipped");
 
@@ -473,16 +479,7 @@ mod tests {
         assert!(body.contains("[comment](https://github.com/o/r/pull/1#issuecomment-7)"));
         assert!(body.contains("<summary>Merges corrected by people (2)</summary>"));
         assert!(body.contains(&format!("→ now `{}`, `{}`", fps[0], fps[1])));
-        assert!(!body.contains("@bob"), "no mentions");
-        assert_eq!(
-            body.matches("<!-- review-bot-ack").count(),
-            1,
-            "only our marker"
-        );
-        assert_eq!(
-            body.matches("</details>").count(),
-            body.matches("<details>").count()
-        );
+        assert_inert(&body);
         assert!(body.contains("\\*\\*x\\*\\*"));
         // The help line at the bottom names all four commands.
         let help = body
@@ -563,19 +560,7 @@ mod tests {
         );
         assert_eq!(outcome.acknowledged().count(), 1);
         let body = render_comment(&outcome, &RenderOptions::default());
-        assert_eq!(
-            body.matches("<!-- review-bot-ack").count(),
-            1,
-            "only our marker"
-        );
-        assert!(
-            !body.contains("@bob") && !body.contains("@carol"),
-            "no mentions"
-        );
-        assert_eq!(
-            body.matches("</details>").count(),
-            body.matches("<details>").count()
-        );
+        assert_inert(&body);
         assert!(body.contains("\\*\\*bold\\*\\*"));
     }
 }
