@@ -108,6 +108,9 @@ fn main() -> anyhow::Result<()> {
 fn print_cv(cv: &CrossValidation) {
     println!("  open members, default inputs: {}", cv.open.summary());
     println!("  every member:                 {}", cv.all.summary());
+    println!("  by kind, lenient over every labelling (inline members):");
+    println!("    open:  {}", cv.open_kinds.summary());
+    println!("    every: {}", cv.all_kinds.summary());
     println!(
         "  held-out pairs: AUC {:.3}, log loss {:.3} ({} pairs)",
         cv.auc(),

@@ -47,6 +47,17 @@ pub struct View {
     pub must_not_merge: Vec<(String, String)>,
     /// The engine's judgement of the findings' pairs (made once; any model links them).
     pub judgement: Judgement,
+    /// The inline members every labelling labels, for the lenient count by kind.
+    pub readings: Vec<Reading>,
+}
+
+/// One inline comment as every labelling reads it (`expected.json` first, then each
+/// `labels-*.json`): the finding it was located at, its bot, and its cluster in each.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reading {
+    pub finding: usize,
+    pub bot: String,
+    pub clusters: Vec<String>,
 }
 
 /// One labelled member: its cluster, its bot, and the finding it was located at.
@@ -65,6 +76,23 @@ pub struct Expected {
     pub clusters: Vec<ExpectedCluster>,
     #[serde(default)]
     pub must_not_merge: Vec<(String, String)>,
+}
+
+impl Expected {
+    /// Each inline member's comment id with its cluster, bot and whether it counts as open.
+    fn inline_members(&self) -> BTreeMap<u64, (&str, String, bool)> {
+        let mut out = BTreeMap::new();
+        for cluster in &self.clusters {
+            for member in &cluster.members {
+                if let Some(id) = member.comment_id {
+                    let open = is_open(&cluster.status) && is_open(&member.status);
+                    let bot = member.bot.to_lowercase();
+                    out.insert(id, (cluster.cluster_id.as_str(), bot, open));
+                }
+            }
+        }
+        out
+    }
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -133,7 +161,14 @@ impl View {
     /// Label `findings` with `expected`: each counted member is located at the finding
     /// that answers to its comment id (or review id, nearest line), as `score_real.py`
     /// locates it.
-    pub fn label(findings: Vec<NormalizedFinding>, expected: &Expected, count: Count) -> View {
+    /// `others` are other readers' labellings of the same PR (`labels-*.json`): the lenient
+    /// count by kind ([`View::score_by_kind`]) reads them beside `expected`.
+    pub fn label(
+        findings: Vec<NormalizedFinding>,
+        expected: &Expected,
+        others: &[Expected],
+        count: Count,
+    ) -> View {
         let ids: Vec<BTreeSet<u64>> = findings.iter().map(finding_ids).collect();
         let mut members = Vec::new();
         for cluster in &expected.clusters {
@@ -168,12 +203,38 @@ impl View {
                 });
             }
         }
+        let readings = readings(&findings, expected, others, count);
         View {
             judgement: Judgement::of(&findings),
             findings,
             members,
             must_not_merge: expected.must_not_merge.clone(),
+            readings,
         }
+    }
+
+    /// Pairs of inline members counted by kind (two bots, or one bot's repeats), lenient
+    /// over every labelling as `score_real.py` counts them: a merge is wrong only if every
+    /// labelling keeps the pair apart, a miss only if every labelling joins it.
+    pub fn score_by_kind(&self, cluster_of: &[usize]) -> ByKind {
+        let mut out = ByKind::default();
+        for (k, x) in self.readings.iter().enumerate() {
+            for y in &self.readings[k + 1..] {
+                let kind = if x.bot == y.bot {
+                    &mut out.same_bot
+                } else {
+                    &mut out.cross_bot
+                };
+                let merged = cluster_of[x.finding] == cluster_of[y.finding];
+                let joined = x.clusters.iter().zip(&y.clusters).map(|(a, b)| a == b);
+                let (any, all) = joined.fold((false, true), |(any, all), j| (any || j, all && j));
+                kind.merged += usize::from(merged);
+                kind.wrong += usize::from(merged && !any);
+                kind.truth += usize::from(all);
+                kind.found += usize::from(all && merged);
+            }
+        }
+        out
     }
 
     /// Each finding's labelled cluster, when the members located at it agree on one.
@@ -235,6 +296,103 @@ impl View {
             }
         }
         score
+    }
+}
+
+/// The inline members labelled by every labelling, located at their findings (the first
+/// finding that answers to the comment id), in comment-id order.
+fn readings(
+    findings: &[NormalizedFinding],
+    expected: &Expected,
+    others: &[Expected],
+    count: Count,
+) -> Vec<Reading> {
+    let labellings: Vec<_> = std::iter::once(expected)
+        .chain(others)
+        .map(Expected::inline_members)
+        .collect();
+    let located = |id: u64| {
+        findings
+            .iter()
+            .position(|f| f.provenance.comment_id == Some(id))
+    };
+    labellings[0]
+        .iter()
+        .filter(|(_, (_, _, open))| count == Count::All || *open)
+        .filter(|(id, _)| labellings.iter().all(|l| l.contains_key(id)))
+        .filter_map(|(&id, (_, bot, _))| {
+            Some(Reading {
+                finding: located(id)?,
+                bot: bot.clone(),
+                clusters: labellings.iter().map(|l| l[&id].0.to_owned()).collect(),
+            })
+        })
+        .collect()
+}
+
+/// Lenient pair counts of one kind.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct KindCounts {
+    /// Pairs the clustering merged.
+    pub merged: usize,
+    /// Merged pairs that every labelling keeps apart.
+    pub wrong: usize,
+    /// Pairs every labelling joins.
+    pub truth: usize,
+    /// Of those, the ones the clustering merged.
+    pub found: usize,
+}
+
+impl KindCounts {
+    pub fn add(&mut self, other: &KindCounts) {
+        self.merged += other.merged;
+        self.wrong += other.wrong;
+        self.truth += other.truth;
+        self.found += other.found;
+    }
+
+    pub fn precision(&self) -> f64 {
+        ratio(self.merged - self.wrong, self.merged)
+    }
+
+    pub fn recall(&self) -> f64 {
+        ratio(self.found, self.truth)
+    }
+
+    /// `P 0.95 R 0.90 (18/20, 1 of 19 merged wrong)`.
+    pub fn summary(&self) -> String {
+        format!(
+            "P {:.2} R {:.2} ({}/{}, {} of {} merged wrong)",
+            self.precision(),
+            self.recall(),
+            self.found,
+            self.truth,
+            self.wrong,
+            self.merged
+        )
+    }
+}
+
+/// Inline pairs by kind: two bots' findings (the agreement the gate counts) and one bot's
+/// own repeats (which readers dispute most), lenient over every labelling.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ByKind {
+    pub cross_bot: KindCounts,
+    pub same_bot: KindCounts,
+}
+
+impl ByKind {
+    pub fn add(&mut self, other: &ByKind) {
+        self.cross_bot.add(&other.cross_bot);
+        self.same_bot.add(&other.same_bot);
+    }
+
+    pub fn summary(&self) -> String {
+        format!(
+            "cross-bot {}; same-bot {}",
+            self.cross_bot.summary(),
+            self.same_bot.summary()
+        )
     }
 }
 
@@ -409,6 +567,9 @@ pub fn fit_on(prs: &[&LabelledPr], used: &[bool; FEATURE_COUNT]) -> Model {
 pub struct CrossValidation {
     pub open: Score,
     pub all: Score,
+    /// The same clusterings counted by kind, lenient over every labelling.
+    pub open_kinds: ByKind,
+    pub all_kinds: ByKind,
     /// Every labelled pair of the every-member views with its held-out probability: the
     /// steadier, pair-level view of the same model ([`CrossValidation::auc`]).
     pub pairs: Vec<(f64, bool)>,
@@ -463,8 +624,14 @@ pub fn cross_validate(prs: &[LabelledPr], used: &[bool; FEATURE_COUNT]) -> Cross
             prs.iter().filter(|pr| pr.repository != held_out).collect();
         let model = fit_on(&training, used);
         for pr in prs.iter().filter(|pr| pr.repository == held_out) {
-            let open = pr.open.score(&clusters_with(&pr.open, &model));
-            let all = pr.all.score(&clusters_with(&pr.all, &model));
+            let (open_clusters, all_clusters) = (
+                clusters_with(&pr.open, &model),
+                clusters_with(&pr.all, &model),
+            );
+            out.open_kinds.add(&pr.open.score_by_kind(&open_clusters));
+            out.all_kinds.add(&pr.all.score_by_kind(&all_clusters));
+            let open = pr.open.score(&open_clusters);
+            let all = pr.all.score(&all_clusters);
             out.pairs.extend(
                 pr.all
                     .rows()
@@ -519,7 +686,7 @@ mod tests {
     fn pairs_are_counted_as_the_scorer_counts_them() {
         let expected = expected();
         assert_eq!(expected.repository(), "owner/repo");
-        let all = View::label(findings(), &expected, Count::All);
+        let all = View::label(findings(), &expected, &[], Count::All);
         // Everything merged: 3 true pairs (2 cross-bot), 6 merged, C01+C02 violated.
         let score = all.score(&[0, 0, 0, 0]);
         assert_eq!((score.true_pairs, score.cross_bot_pairs), (3, 2));
@@ -531,16 +698,46 @@ mod tests {
         assert_eq!((score.precision(), score.recall()), (1.0, 1.0));
         assert!(score.violations.is_empty());
         // The open view leaves the outdated member out.
-        let open = View::label(findings(), &expected, Count::Open);
+        let open = View::label(findings(), &expected, &[], Count::Open);
         let score = open.score(&[0, 0, 1, 2]);
         assert_eq!((score.true_pairs, score.merged_true), (1, 1));
+    }
+
+    #[test]
+    fn pairs_by_kind_are_lenient_over_every_labelling() {
+        // A second reader keeps 10002 apart from 10001 (the cross-bot pair) but joins the
+        // two C01 findings of bot y with each other, and 10004 to them.
+        let second: Expected = serde_json::from_str(
+            r#"{"clusters": [
+                  {"cluster_id": "A", "members": [{"bot": "x", "comment_id": 10001}]},
+                  {"cluster_id": "B", "members": [
+                     {"bot": "y", "comment_id": 10002}, {"bot": "Y", "comment_id": 10003},
+                     {"bot": "x", "comment_id": 10004}]}]}"#,
+        )
+        .unwrap();
+        let view = View::label(findings(), &expected(), &[second], Count::All);
+        assert_eq!(view.readings.len(), 4);
+        // Everything in one cluster: every cross-bot pair is joined by some reader, so none
+        // is wrong, and none is joined by both; of bot x's two findings (apart in both) the
+        // merge is wrong, and bot y's two (joined in both) are found.
+        let all = view.score_by_kind(&[0, 0, 0, 0]);
+        assert_eq!((all.cross_bot.merged, all.cross_bot.wrong), (4, 0));
+        assert_eq!((all.cross_bot.truth, all.cross_bot.found), (0, 0));
+        assert_eq!((all.same_bot.merged, all.same_bot.wrong), (2, 1));
+        assert_eq!((all.same_bot.truth, all.same_bot.found), (1, 1));
+        // Exactly the first labelling: nothing wrong, the one pair both join found.
+        let first = view.score_by_kind(&[0, 0, 0, 1]);
+        assert_eq!((first.cross_bot.wrong, first.same_bot.found), (0, 1));
+        // The open view leaves out what the first labelling marks outdated.
+        let open = View::label(findings(), &expected(), &[], Count::Open);
+        assert_eq!(open.readings.len(), 3);
     }
 
     #[test]
     fn a_member_without_its_finding_is_missing_and_never_merged() {
         let mut some = findings();
         some.remove(1);
-        let view = View::label(some, &expected(), Count::All);
+        let view = View::label(some, &expected(), &[], Count::All);
         let score = view.score(&[0, 0, 0]);
         assert_eq!(score.missing, 1);
         assert_eq!(score.merged_true, 1, "only the two located C01 members");

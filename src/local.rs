@@ -541,6 +541,7 @@ pub fn load_labelled(dir: &Path) -> anyhow::Result<crate::learn::LabelledPr> {
         fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
     let expected: Expected = serde_json::from_str(&text)
         .with_context(|| format!("{} is not a labelled scenario", path.display()))?;
+    let others = other_labellings(dir)?;
     let snapshot = load_snapshot_dir(dir)?;
     let view = |keep: bool, count: Count| {
         let options = ExtractOptions {
@@ -548,7 +549,7 @@ pub fn load_labelled(dir: &Path) -> anyhow::Result<crate::learn::LabelledPr> {
             include_resolved: keep,
         };
         let findings = extract_selected(&snapshot, &BotSelection::default(), &options).findings;
-        View::label(findings, &expected, count)
+        View::label(findings, &expected, &others, count)
     };
     let name = dir
         .file_name()
@@ -560,6 +561,29 @@ pub fn load_labelled(dir: &Path) -> anyhow::Result<crate::learn::LabelledPr> {
         open: view(false, Count::Open),
         all: view(true, Count::All),
     })
+}
+
+/// Other readers' labellings of a scenario: its `labels-*.json` files, by name.
+fn other_labellings(dir: &Path) -> anyhow::Result<Vec<crate::learn::Expected>> {
+    let mut paths: Vec<PathBuf> = fs::read_dir(dir)
+        .with_context(|| format!("cannot list {}", dir.display()))?
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|path| {
+            path.file_name()
+                .map(|n| n.to_string_lossy())
+                .is_some_and(|n| n.starts_with("labels-") && n.ends_with(".json"))
+        })
+        .collect();
+    paths.sort();
+    paths
+        .iter()
+        .map(|path| {
+            let text = fs::read_to_string(path)
+                .with_context(|| format!("cannot read {}", path.display()))?;
+            serde_json::from_str(&text)
+                .with_context(|| format!("{} is not a labelling", path.display()))
+        })
+        .collect()
 }
 
 /// The labelled sets under `fixtures`: its folders named `real*`, sorted.
