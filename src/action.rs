@@ -307,6 +307,7 @@ async fn identity_input(
         permissions,
         today: Some(today),
         offline: false,
+        judged: None,
     }
 }
 

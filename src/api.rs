@@ -125,6 +125,9 @@ pub struct ReviewComment {
     pub html_url: Option<String>,
     pub created_at: Option<String>,
     pub updated_at: Option<String>,
+    /// The diff around the comment, ending at its (original) line: the code it is anchored
+    /// on ([`ReviewComment::anchored_code`]).
+    pub diff_hunk: Option<String>,
 }
 
 impl ReviewComment {
@@ -136,7 +139,38 @@ impl ReviewComment {
             .as_deref()
             .or(self.commit_id.as_deref())
     }
+
+    /// The code line(s) the comment is anchored on, from the end of `diff_hunk` (which
+    /// GitHub cuts at the comment's original line): as many lines as its original range
+    /// holds, at most [`ANCHORED_LINES`], on its side of the diff, without the diff marks.
+    /// Empty when the API gave no hunk.
+    pub fn anchored_code(&self) -> String {
+        let Some(hunk) = self.diff_hunk.as_deref() else {
+            return String::new();
+        };
+        let left = self.side.as_deref() == Some("LEFT");
+        let span = match (self.original_start_line, self.original_line) {
+            (Some(start), Some(end)) if start <= end => (end - start + 1) as usize,
+            _ => 1,
+        };
+        let mut lines: Vec<&str> = hunk
+            .lines()
+            .rev()
+            .filter(|l| !l.starts_with("@@") && !l.starts_with('\\'))
+            .filter(|l| !l.starts_with(if left { '+' } else { '-' }))
+            .take(span.min(ANCHORED_LINES))
+            .map(|l| l.get(1..).unwrap_or(""))
+            .collect();
+        lines.reverse();
+        let code = lines.join("\n");
+        let code = code.trim_matches('\n');
+        code.chars().take(ANCHORED_CHARS).collect()
+    }
 }
+
+/// Lines of anchored code kept per comment, and characters.
+pub const ANCHORED_LINES: usize = 6;
+pub const ANCHORED_CHARS: usize = 400;
 
 /// `GET /repos/{o}/{r}/pulls/{n}/reviews` element.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -636,6 +670,30 @@ pub fn threads_from_json(value: &Value) -> Option<Vec<ReviewThread>> {
 
 #[cfg(test)]
 mod tests {
+    use super::ReviewComment;
+
+    #[test]
+    fn the_anchored_code_is_the_end_of_the_hunk_on_the_comments_side() {
+        let hunk = "@@ -1,4 +1,5 @@\n def f(x):\n-    return x\n+    y = x + 1\n+    return y\n\\ No newline at end of file";
+        let comment = |side: &str, start: Option<u32>, line: u32| ReviewComment {
+            diff_hunk: Some(hunk.to_owned()),
+            side: Some(side.to_owned()),
+            original_start_line: start,
+            original_line: Some(line),
+            ..ReviewComment::default()
+        };
+        // One line: the last line of the hunk on the right side ("\ No newline" is no line).
+        assert_eq!(comment("RIGHT", None, 3).anchored_code(), "    return y");
+        // A range of two lines: the last two of its side.
+        assert_eq!(
+            comment("RIGHT", Some(2), 3).anchored_code(),
+            "    y = x + 1\n    return y"
+        );
+        // The left side skips added lines.
+        assert_eq!(comment("LEFT", None, 2).anchored_code(), "    return x");
+        assert_eq!(ReviewComment::default().anchored_code(), "");
+    }
+
     use super::*;
 
     #[test]

@@ -15,6 +15,7 @@ pub mod doctor;
 pub mod gate;
 pub mod github;
 pub mod identity;
+pub mod judge;
 pub mod learn;
 pub mod local;
 pub mod model;

@@ -391,6 +391,7 @@ pub fn offline_identity(
         permissions: Default::default(),
         today: Some(today),
         offline: true,
+        judged: None,
     }
 }
 

@@ -354,6 +354,20 @@ pub struct MatchReason {
     /// The match model's probability that the two are one defect (issue matching).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub probability: Option<f64>,
+    /// What the model judge said of the pair, when it decided it (the `judge` input).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judge: Option<JudgeSaid>,
+}
+
+/// A model judge's verdict on one pair of findings, as the report shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JudgeSaid {
+    /// The model that answered (`openai/gpt-4.1-mini`).
+    pub model: String,
+    /// One defect (`true`) or two.
+    pub same: bool,
+    /// Its reason, at most 20 words (untrusted text: escape it before showing).
+    pub why: String,
 }
 
 /// The synthesis stage's confidence in a merged finding.
@@ -582,6 +596,9 @@ pub struct Outcome {
     /// What changed since the last run, acknowledgements, and the state to carry forward.
     #[serde(default)]
     pub identity: RunIdentity,
+    /// What the model judge did, when it was on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judge: Option<crate::judge::JudgeRun>,
 }
 
 impl Outcome {

@@ -1,12 +1,16 @@
 //! The pure middle of the pipeline, shared by the action, `run`, `render` and `demo`:
 //! adapters -> consensus -> synthesis -> gate, giving one `Outcome`.
 
+use std::collections::{BTreeMap, BTreeSet};
+
 use crate::adapters::{self, BotSelection, ExtractOptions};
 use crate::api::PrSnapshot;
-use crate::consensus::{self, ConsensusOptions, Constraints, Matching};
+use crate::consensus::{self, ConsensusOptions, Constraints, Matching, Model, Verdict};
 use crate::gate;
 use crate::gate::RequiredGroup;
 use crate::identity::{self, IdentityInput};
+use crate::judge::memory::Memory;
+use crate::judge::{self, plan, Answer, JudgeRun};
 use crate::model::{
     Coverage, FailOn, NormalizedFinding, Outcome, Severity, SourceState, SourceStatus,
 };
@@ -77,6 +81,31 @@ pub struct AnalysisOptions {
     /// Treat findings the bots mark pre-existing (not introduced by the PR) like any other:
     /// they join the agreement and may gate. Off by default: they are set apart.
     pub include_pre_existing: bool,
+    /// The model judge: its settings and what it answered this run.
+    pub judge: JudgeOptions,
+}
+
+/// The judge's part of a run: its settings (off by default) and what the edge got from the
+/// endpoint or a recorded answers file this run. Remembered verdicts come from the last
+/// run's state block (`identity.prior`).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct JudgeOptions {
+    pub settings: judge::Settings,
+    pub given: Given,
+}
+
+/// Verdicts given this run, and how asking went.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Given {
+    pub answers: Vec<Answer>,
+    /// Pairs sent to the endpoint.
+    pub asked: usize,
+    /// Answer parts left out.
+    pub ignored: usize,
+    /// Every question was answered or is remembered: a rerun at this head asks nothing.
+    pub finished: bool,
+    /// What went wrong (our own text).
+    pub note: Option<String>,
 }
 
 /// Run adapters (when there is a PR snapshot), add extra sources, then the engine and gate.
@@ -88,6 +117,31 @@ pub fn analyze(
     extra: Vec<ExtraSource>,
     options: &AnalysisOptions,
 ) -> Outcome {
+    prepare(snapshot, bots, extra, options).finish(snapshot, options)
+}
+
+/// The findings read and what matching them needs, before the engine runs: what the judge's
+/// questions are asked of, and what [`Prepared::finish`] clusters.
+pub struct Prepared {
+    /// The PR's own findings (pre-existing ones set apart).
+    findings: Vec<NormalizedFinding>,
+    pre_existing: Vec<NormalizedFinding>,
+    statuses: Vec<SourceStatus>,
+    corrections: identity::Corrections,
+    own_constraints: Constraints,
+    apart_constraints: Constraints,
+    consensus_options: ConsensusOptions,
+    synthesis_options: SynthesisOptions,
+    bots_ran: usize,
+}
+
+/// Read every source and the people's corrections.
+pub fn prepare(
+    snapshot: Option<&PrSnapshot>,
+    bots: &BotSelection,
+    extra: Vec<ExtraSource>,
+    options: &AnalysisOptions,
+) -> Prepared {
     let mut findings = Vec::new();
     let mut statuses = Vec::new();
     if let Some(snapshot) = snapshot {
@@ -140,57 +194,237 @@ pub fn analyze(
     let (pre_existing, findings): (Vec<_>, Vec<_>) = findings
         .into_iter()
         .partition(|f| f.pre_existing && !options.include_pre_existing);
-    // `findings` is not needed afterwards: the clusters take the findings, no copies.
-    let clusters = consensus::consensus_owned(
+    Prepared {
         findings,
-        &ConsensusOptions {
-            constraints: own_constraints,
-            ..consensus_options.clone()
-        },
-    );
-    let mut synthesized = synthesis::synthesize(clusters, &synthesis_options);
-    if !pre_existing.is_empty() {
-        let apart = consensus::consensus_owned(
+        pre_existing,
+        statuses,
+        corrections,
+        own_constraints,
+        apart_constraints,
+        consensus_options,
+        synthesis_options,
+        bots_ran,
+    }
+}
+
+impl Prepared {
+    /// Whether the judge has anything to do: it is on, and matching is `issue`.
+    fn judging(&self, options: &AnalysisOptions) -> bool {
+        options.judge.settings.is_on() && self.consensus_options.matching == Matching::Issue
+    }
+
+    /// The pairs inside the judge's band, most consequential first.
+    fn candidates(&self, options: &AnalysisOptions) -> Vec<plan::Candidate> {
+        plan::candidates(
+            &self.findings,
+            Model::builtin(),
+            options.judge.settings.band(),
+            &self.own_constraints,
+            self.bots_ran,
+        )
+    }
+
+    /// The questions to ask the judge now: pairs of the band not remembered from an earlier
+    /// run, at most `judge-max-pairs`; none on a rerun at the head where asking finished.
+    pub fn judge_questions(
+        &self,
+        snapshot: Option<&PrSnapshot>,
+        options: &AnalysisOptions,
+        shape: plan::Shape,
+    ) -> Vec<plan::Question> {
+        if !self.judging(options) {
+            return Vec::new();
+        }
+        let memory = Memory::of(options.identity.prior.state.as_ref());
+        let head = snapshot
+            .map(|s| short_head(s.head_sha()))
+            .unwrap_or_default();
+        if !head.is_empty() && memory.head == head {
+            return Vec::new();
+        }
+        let known: BTreeSet<&str> = memory.records.iter().map(|r| r.pair.as_str()).collect();
+        let bodies = bodies(snapshot);
+        self.candidates(options)
+            .iter()
+            .filter(|c| !known.contains(c.id.as_str()))
+            .take(options.judge.settings.max_pairs)
+            .map(|c| self.question(&bodies, c, shape))
+            .collect()
+    }
+
+    /// Every pair of the band, asked or not, as questions (for recording answers).
+    pub fn all_judge_questions(
+        &self,
+        snapshot: Option<&PrSnapshot>,
+        options: &AnalysisOptions,
+        shape: plan::Shape,
+    ) -> Vec<plan::Question> {
+        let bodies = bodies(snapshot);
+        self.candidates(options)
+            .iter()
+            .map(|c| self.question(&bodies, c, shape))
+            .collect()
+    }
+
+    fn question(
+        &self,
+        bodies: &BTreeMap<u64, &str>,
+        candidate: &plan::Candidate,
+        shape: plan::Shape,
+    ) -> plan::Question {
+        let body_of = |i: usize| {
+            let id = self.findings[i].provenance.comment_id?;
+            bodies.get(&id).map(|b| (*b).to_owned())
+        };
+        plan::question(&self.findings, candidate, shape, &body_of)
+    }
+
+    /// The verdicts that decide pairs of the band this run (this run's answers over the
+    /// remembered ones), the judge's account, and the memory to leave.
+    fn judge(
+        &self,
+        snapshot: Option<&PrSnapshot>,
+        options: &AnalysisOptions,
+    ) -> (Vec<Verdict>, JudgeRun, Memory) {
+        let model = Model::builtin();
+        let candidates = self.candidates(options);
+        let mut memory = Memory::of(options.identity.prior.state.as_ref());
+        let given = &options.judge.given;
+        let mut by_id: BTreeMap<&str, &Answer> = BTreeMap::new();
+        let remembered = memory.answers();
+        for answer in remembered.iter().chain(&given.answers) {
+            by_id.insert(answer.id.as_str(), answer);
+        }
+        let fresh: BTreeSet<&str> = given.answers.iter().map(|a| a.id.as_str()).collect();
+        let mut run = JudgeRun {
+            model: options.judge.settings.model.clone(),
+            candidates: candidates.len(),
+            asked: given.asked,
+            ignored: given.ignored,
+            note: given.note.clone(),
+            ..JudgeRun::default()
+        };
+        let mut verdicts = Vec::new();
+        for candidate in &candidates {
+            let Some(answer) = by_id.get(candidate.id.as_str()) else {
+                run.unanswered += 1;
+                continue;
+            };
+            if fresh.contains(candidate.id.as_str()) {
+                run.answered += 1;
+            } else {
+                run.remembered += 1;
+            }
+            let linked = candidate.p >= model.threshold;
+            run.joined += usize::from(answer.same && !linked);
+            run.kept_apart += usize::from(!answer.same && linked);
+            verdicts.push(Verdict {
+                a: candidate.a,
+                b: candidate.b,
+                said: answer.said(),
+            });
+        }
+        memory.remember(&given.answers);
+        if given.finished {
+            if let Some(snapshot) = snapshot {
+                memory.head = short_head(snapshot.head_sha());
+            }
+        }
+        (verdicts, run, memory)
+    }
+
+    /// The engine, synthesis, identity and the gate.
+    pub fn finish(self, snapshot: Option<&PrSnapshot>, options: &AnalysisOptions) -> Outcome {
+        let mut own_constraints = self.own_constraints.clone();
+        let mut identity_input = std::borrow::Cow::Borrowed(&options.identity);
+        let mut judge_run = None;
+        if self.judging(options) {
+            let (verdicts, run, memory) = self.judge(snapshot, options);
+            own_constraints.judged = verdicts;
+            identity_input.to_mut().judged = Some(memory);
+            judge_run = Some(run);
+        }
+        let Prepared {
+            findings,
             pre_existing,
+            statuses,
+            corrections,
+            apart_constraints,
+            consensus_options,
+            synthesis_options,
+            bots_ran,
+            ..
+        } = self;
+        // `findings` is not needed afterwards: the clusters take the findings, no copies.
+        let clusters = consensus::consensus_owned(
+            findings,
             &ConsensusOptions {
-                constraints: apart_constraints,
-                ..consensus_options
+                constraints: own_constraints,
+                ..consensus_options.clone()
             },
         );
-        synthesized.extend(synthesis::set_apart(apart, &synthesis_options));
-    }
-    // Acknowledgements are known before the gate: an acknowledged finding fails no rule.
-    let identity = identity::track(
-        &mut synthesized,
-        &statuses,
-        snapshot,
-        &options.identity,
-        &corrections,
-    );
-    let not_reviewed = gate::not_reviewed(&statuses, &options.required);
-    let gate = gate::decide_all(
-        &synthesized,
-        options.fail_on,
-        options.fail_on_severity,
-        &not_reviewed,
-    );
+        let mut synthesized = synthesis::synthesize(clusters, &synthesis_options);
+        if !pre_existing.is_empty() {
+            let apart = consensus::consensus_owned(
+                pre_existing,
+                &ConsensusOptions {
+                    constraints: apart_constraints,
+                    ..consensus_options
+                },
+            );
+            synthesized.extend(synthesis::set_apart(apart, &synthesis_options));
+        }
+        // Acknowledgements are known before the gate: an acknowledged finding fails no rule.
+        let identity = identity::track(
+            &mut synthesized,
+            &statuses,
+            snapshot,
+            &identity_input,
+            &corrections,
+        );
+        let not_reviewed = gate::not_reviewed(&statuses, &options.required);
+        let gate = gate::decide_all(
+            &synthesized,
+            options.fail_on,
+            options.fail_on_severity,
+            &not_reviewed,
+        );
 
-    Outcome {
-        repository: snapshot.map(|s| s.repository.clone()).unwrap_or_default(),
-        pull_request: snapshot.map(|s| s.pull.number),
-        head_sha: snapshot
-            .map(|s| s.head_sha().to_owned())
-            .filter(|sha| !sha.is_empty()),
-        bots_ran,
-        sources: statuses,
-        findings: synthesized,
-        fail_on: options.fail_on,
-        fail_on_severity: options.fail_on_severity,
-        required_bots: options.required.iter().map(RequiredGroup::label).collect(),
-        not_reviewed,
-        gate,
-        identity,
+        Outcome {
+            repository: snapshot.map(|s| s.repository.clone()).unwrap_or_default(),
+            pull_request: snapshot.map(|s| s.pull.number),
+            head_sha: snapshot
+                .map(|s| s.head_sha().to_owned())
+                .filter(|sha| !sha.is_empty()),
+            bots_ran,
+            sources: statuses,
+            findings: synthesized,
+            fail_on: options.fail_on,
+            fail_on_severity: options.fail_on_severity,
+            required_bots: options.required.iter().map(RequiredGroup::label).collect(),
+            not_reviewed,
+            gate,
+            identity,
+            judge: judge_run,
+        }
     }
+}
+
+/// Each review comment's body, by id: what the judge reads of an inline finding.
+fn bodies(snapshot: Option<&PrSnapshot>) -> BTreeMap<u64, &str> {
+    snapshot
+        .map(|s| {
+            s.review_comments
+                .iter()
+                .map(|c| (c.id, c.body.as_str()))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// A head commit as the state block keeps it: 10 hex.
+fn short_head(sha: &str) -> String {
+    sha.chars().take(10).collect()
 }
 
 /// `constraints` (indices into every finding) as two sets of indices: into the findings
@@ -353,6 +587,7 @@ mod tests {
         let constraints = Constraints {
             apart: vec![(0, 2), (1, 3), (0, 1)],
             together: vec![(2, 4), (3, 1), (9, 0)],
+            judged: Vec::new(),
         };
         //                 0      1     2      3     4
         let set_apart = [false, true, false, true, false];

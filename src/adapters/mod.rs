@@ -421,9 +421,31 @@ fn run_sources(
             statuses.push(status);
         }
     }
+    attach_anchored_code(snapshot, &mut findings);
     Extraction {
         findings,
         sources: statuses,
+    }
+}
+
+/// Each finding of an inline comment carries the code the comment is anchored on
+/// (`evidence.snippet`, from its `diff_hunk`) unless its adapter set one: what matching
+/// compares and the judge is shown.
+fn attach_anchored_code(snapshot: &PrSnapshot, findings: &mut [NormalizedFinding]) {
+    let by_id: std::collections::HashMap<u64, &crate::api::ReviewComment> = snapshot
+        .review_comments
+        .iter()
+        .filter(|c| c.diff_hunk.is_some())
+        .map(|c| (c.id, c))
+        .collect();
+    if by_id.is_empty() {
+        return;
+    }
+    for finding in findings {
+        let comment = finding.provenance.comment_id.and_then(|id| by_id.get(&id));
+        if let (Some(comment), true) = (comment, finding.evidence.snippet.is_empty()) {
+            finding.evidence.snippet = comment.anchored_code();
+        }
     }
 }
 

@@ -16,9 +16,10 @@ pub use score::{bucket_for_score, clamp_confidence};
 use crate::model::{ConsensusFinding, ConsensusLevel, MatchReason, NormalizedFinding};
 use cluster::{FastMap, Rules};
 
+pub(crate) use issue::without_boilerplate;
 pub use issue::{
-    fit, is_where, judged_pairs, sigmoid, Constraints, FittedOn, Judgement, Model, PairEvidence,
-    FEATURES, FEATURE_COUNT,
+    fit, is_where, judged_pairs, sigmoid, uncertain_pairs, Band, Constraints, FittedOn, Judgement,
+    Model, PairEvidence, Reach, Uncertain, Verdict, FEATURES, FEATURE_COUNT,
 };
 
 /// How findings are judged the same issue (the `matching` input).

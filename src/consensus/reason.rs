@@ -94,6 +94,7 @@ impl SeedReasons {
             shared: Vec::new(),
             rule: rule.clone(),
             probability: None,
+            judge: None,
         }
     }
 }

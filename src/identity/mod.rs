@@ -94,6 +94,9 @@ pub struct IdentityInput {
     pub today: Option<NaiveDate>,
     /// No GitHub to ask (`render`): permissions come from the state's cache only.
     pub offline: bool,
+    /// The judge's memory to leave for the next run; `None`: the judge did not run, and
+    /// what the last run remembered is carried forward unchanged.
+    pub judged: Option<crate::judge::memory::Memory>,
 }
 
 /// The commenters whose permission this run must look up: authors of well-formed commands

@@ -135,7 +135,7 @@ pub fn bound(state: &mut State, current: &BTreeSet<String>, max_chars: usize) {
             .into_iter()
             .filter_map(|v| match v {
                 Victim::Seen(fp) => Some(fp),
-                Victim::Perm(_) | Victim::Ack(_) | Victim::Correction(_) => None,
+                Victim::Perm(_) | Victim::Ack(_) | Victim::Correction(_) | Victim::Judged => None,
             })
             .take(excess)
             .collect();
@@ -165,6 +165,8 @@ enum Victim {
     Ack(String),
     /// By index: listed from the last, so that removing one leaves the others' in place.
     Correction(usize),
+    /// The judge's oldest remembered verdict (always the first left).
+    Judged,
 }
 
 impl Victim {
@@ -185,6 +187,10 @@ impl Victim {
                 let record = (*i < state.corrections.len()).then(|| state.corrections.remove(*i));
                 cost("", record)
             }
+            Victim::Judged => {
+                let record = (!state.judged.is_empty()).then(|| state.judged.remove(0));
+                cost("", record)
+            }
         }
     }
 }
@@ -203,6 +209,8 @@ fn victims(state: &State, current: &BTreeSet<String>) -> Vec<Victim> {
     out.extend(seen(&|_, e| !e.is_open() && e.resolved != head));
     out.extend(seen(&|_, e| e.is_open() && e.suppressed));
     out.extend(state.perms.keys().map(|l| Victim::Perm(l.clone())));
+    // Verdicts cost a question to ask again, which findings' identities cannot be.
+    out.extend(state.judged.iter().map(|_| Victim::Judged));
     out.extend(state.acks.keys().map(|fp| Victim::Ack(fp.clone())));
     out.extend(seen(&|_, e| !e.is_open() && e.resolved == head));
     out.extend(seen(&|fp, e| {

@@ -404,7 +404,15 @@ fn next_state(
             .collect(),
         perms,
         corrections: corrections.records(),
+        judged: Vec::new(),
+        judged_head: String::new(),
     };
+    let memory = match &input.judged {
+        Some(memory) => memory.clone(),
+        None => crate::judge::memory::Memory::of(input.prior.state.as_ref()),
+    };
+    next.judged = memory.records;
+    next.judged_head = memory.head;
     state::bound(&mut next, current, state::MAX_CHARS);
     next
 }

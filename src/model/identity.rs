@@ -315,6 +315,30 @@ pub struct State {
     /// each with what resolves its fingerprints again on later runs.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub corrections: Vec<CorrectionRecord>,
+    /// The model judge's verdicts, oldest first (`judge::memory`): a rerun asks nothing,
+    /// a push asks only new pairs.
+    #[serde(rename = "j", default, skip_serializing_if = "Vec::is_empty")]
+    pub judged: Vec<JudgedRecord>,
+    /// The head commit (10 hex) at which the judge last finished asking: a rerun there asks
+    /// nothing new, even of pairs the budget left out.
+    #[serde(rename = "jh", default, skip_serializing_if = "String::is_empty")]
+    pub judged_head: String,
+}
+
+/// One remembered verdict of the model judge.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct JudgedRecord {
+    /// The pair's id (`jp-` and 8 characters).
+    #[serde(rename = "p")]
+    pub pair: String,
+    #[serde(rename = "s")]
+    pub same: bool,
+    /// The model that answered.
+    #[serde(rename = "m", default)]
+    pub model: String,
+    /// Its reason, clipped.
+    #[serde(rename = "w", default, skip_serializing_if = "String::is_empty")]
+    pub why: String,
 }
 
 /// One finding seen on the PR.

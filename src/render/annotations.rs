@@ -234,6 +234,7 @@ mod tests {
             not_reviewed: Vec::new(),
             gate: Gate::Fail,
             identity: Default::default(),
+            judge: None,
         }
     }
 

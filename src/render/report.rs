@@ -179,6 +179,7 @@ mod tests {
             required_bots: Vec::new(),
             not_reviewed: Vec::new(),
             identity: Default::default(),
+            judge: None,
         }
     }
 

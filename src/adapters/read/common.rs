@@ -177,18 +177,25 @@ pub fn category_for(
 /// `detail` of a finding: the first paragraphs of visible prose (code, HTML and
 /// `<details>` removed) as plain text, shortened to `DETAIL_CHARS`.
 pub fn detail_from(explanation_markdown: &str) -> String {
-    let visible = markdown::strip_hidden(explanation_markdown);
-    let mut detail = String::new();
+    explanation(explanation_markdown, DETAIL_CHARS)
+}
+
+/// The plain text of a comment's explanation, at most `max_chars`: its visible paragraphs
+/// (hidden blocks, HTML comments and code blocks dropped, inline code kept), taken whole
+/// until half the budget is used, then cut.
+pub fn explanation(markdown_text: &str, max_chars: usize) -> String {
+    let visible = markdown::strip_hidden(markdown_text);
+    let mut text = String::new();
     for paragraph in markdown::paragraphs(&visible, true) {
-        if detail.chars().count() >= DETAIL_CHARS / 2 {
+        if text.chars().count() >= max_chars / 2 {
             break;
         }
-        if !detail.is_empty() {
-            detail.push(' ');
+        if !text.is_empty() {
+            text.push(' ');
         }
-        detail.push_str(&paragraph);
+        text.push_str(&paragraph);
     }
-    markdown::shorten(&detail, DETAIL_CHARS)
+    markdown::shorten(&text, max_chars)
 }
 
 /// `detail` when the title is the explanation's first sentence (prose-only bots): the

@@ -38,9 +38,18 @@ pub(super) struct Pair {
 struct Link {
     a: u32,
     b: u32,
+    /// The probability linking goes by: the fitted one, or a reader's "same".
     p: f64,
+    /// The fitted model's probability (0 for a pair it never judged).
+    fitted: f64,
     gap: Option<u32>,
+    /// The reader's verdict that made it, an index into `Constraints::judged`.
+    judged: Option<u32>,
 }
+
+/// The probability a pair a reader judged one defect links with: above any band's `keep`,
+/// so it links first, whatever the fitted model said.
+const JUDGED_SAME: f64 = 0.99;
 
 /// What pairs are judged on, read once per PR: each finding's facts and terms, and the
 /// findings of each file.
@@ -77,8 +86,13 @@ impl Prepared {
         }
     }
 
+    /// The file (an index) a finding belongs to.
+    pub(super) fn file_of(&self, finding: u32) -> usize {
+        self.file_of[finding as usize]
+    }
+
     /// Every pair worth judging, with its evidence and the gap between its lines.
-    fn each_pair(
+    pub(super) fn each_pair(
         &self,
         findings: &[NormalizedFinding],
         mut visit: impl FnMut(u32, u32, &[f64; FEATURE_COUNT], Option<u32>),
@@ -195,15 +209,91 @@ pub(super) fn assign(
     let floor = model.threshold * LOOSE_LINK;
     // Compared in log-odds: most pairs fall below the floor and need no exponential.
     let floor_odds = (floor / (1.0 - floor)).ln();
+    let verdicts = verdict_index(constraints);
     let mut links = Vec::new();
+    let mut refused = Vec::new();
     prepared.each_pair(findings, |a, b, features, gap| {
         let odds = model.log_odds(features);
-        if odds >= floor_odds {
+        if odds >= floor_odds || verdicts.contains_key(&(a, b)) {
             let p = super::sigmoid(odds);
-            links.push(Link { a, b, p, gap });
+            let link = Link::fitted(a, b, p, gap);
+            judge(link, &verdicts, constraints, &mut links, &mut refused);
         }
     });
-    join(findings, &prepared, links, model, constraints)
+    add_judged_elsewhere(findings, &mut links, &verdicts, constraints);
+    join(findings, &prepared, links, refused, model, constraints)
+}
+
+impl Link {
+    fn fitted(a: u32, b: u32, p: f64, gap: Option<u32>) -> Link {
+        Link {
+            a,
+            b,
+            p,
+            fitted: p,
+            gap,
+            judged: None,
+        }
+    }
+}
+
+/// Each reader's verdict by its pair `(a, b)`, `a < b`.
+fn verdict_index(constraints: &Constraints) -> FastMap<(u32, u32), u32> {
+    constraints
+        .judged
+        .iter()
+        .enumerate()
+        .map(|(k, v)| {
+            let (a, b) = (v.a.min(v.b) as u32, v.a.max(v.b) as u32);
+            ((a, b), k as u32)
+        })
+        .collect()
+}
+
+/// A fitted link as a reader's verdict leaves it: raised to [`JUDGED_SAME`] when the reader
+/// said one defect, dropped (below the floor, so its two clusters cannot join either) when
+/// two; untouched when nobody asked.
+fn judge(
+    mut link: Link,
+    verdicts: &FastMap<(u32, u32), u32>,
+    constraints: &Constraints,
+    links: &mut Vec<Link>,
+    refused: &mut Vec<Link>,
+) {
+    match verdicts.get(&(link.a, link.b)) {
+        None => links.push(link),
+        Some(&k) => {
+            link.judged = Some(k);
+            if constraints.judged[k as usize].said.same {
+                link.p = link.p.max(JUDGED_SAME);
+                links.push(link);
+            } else {
+                refused.push(link);
+            }
+        }
+    }
+}
+
+/// Pairs a reader judged one defect that the fitted model never compares (two files):
+/// links of their own.
+fn add_judged_elsewhere(
+    findings: &[NormalizedFinding],
+    links: &mut Vec<Link>,
+    verdicts: &FastMap<(u32, u32), u32>,
+    constraints: &Constraints,
+) {
+    let seen: FastSet<(u32, u32)> = links.iter().map(|l| (l.a, l.b)).collect();
+    for (&(a, b), &k) in verdicts {
+        let inside = (b as usize) < findings.len();
+        if inside && !seen.contains(&(a, b)) && constraints.judged[k as usize].said.same {
+            let gap = features::gap(&findings[a as usize], &findings[b as usize]);
+            links.push(Link {
+                p: JUDGED_SAME,
+                judged: Some(k),
+                ..Link::fitted(a, b, 0.0, gap)
+            });
+        }
+    }
 }
 
 /// Link judged pairs best first with `model`'s probabilities.
@@ -214,21 +304,24 @@ pub(super) fn link(
     constraints: &Constraints,
 ) -> Matched {
     let floor = model.threshold * LOOSE_LINK;
-    let links = judged
-        .pairs
-        .iter()
-        .zip(&judged.gaps)
-        .filter_map(|(pair, &gap)| {
-            let p = model.probability(&pair.features);
-            (p >= floor).then_some(Link {
-                a: pair.a,
-                b: pair.b,
-                p,
-                gap,
-            })
-        })
-        .collect();
-    join(findings, &judged.prepared, links, model, constraints)
+    let verdicts = verdict_index(constraints);
+    let (mut links, mut refused) = (Vec::new(), Vec::new());
+    for (pair, &gap) in judged.pairs.iter().zip(&judged.gaps) {
+        let p = model.probability(&pair.features);
+        if p >= floor || verdicts.contains_key(&(pair.a, pair.b)) {
+            let link = Link::fitted(pair.a, pair.b, p, gap);
+            judge(link, &verdicts, constraints, &mut links, &mut refused);
+        }
+    }
+    add_judged_elsewhere(findings, &mut links, &verdicts, constraints);
+    join(
+        findings,
+        &judged.prepared,
+        links,
+        refused,
+        model,
+        constraints,
+    )
 }
 
 /// Join clusters best link first: a link at the threshold joins two clusters when every
@@ -238,6 +331,7 @@ fn join(
     findings: &[NormalizedFinding],
     prepared: &Prepared,
     mut links: Vec<Link>,
+    judged_apart: Vec<Link>,
     model: &Model,
     constraints: &Constraints,
 ) -> Matched {
@@ -299,7 +393,7 @@ fn join(
         let (root, absorbed) = sets.union(ra, rb);
         let moved = std::mem::take(&mut reasons[absorbed]);
         reasons[root].extend(moved);
-        reasons[root].push(reason(link, findings, prepared, model));
+        reasons[root].push(reason(link, findings, prepared, model, constraints));
     }
 
     // What people joined with `/consensus same`, after the model: their word, whatever the
@@ -315,6 +409,13 @@ fn join(
             reasons[root].extend(moved);
             reasons[root].push(person_said(&findings[x], &findings[y]));
         }
+    }
+
+    // A link the fitted model would have made and a reader refused is shown where its
+    // first finding ended up: why the two stayed apart.
+    for link in judged_apart.iter().filter(|l| l.fitted >= model.threshold) {
+        let root = sets.find(link.a as usize);
+        reasons[root].push(reason(link, findings, prepared, model, constraints));
     }
 
     // Clusters numbered by their first member, as the seed's pass numbers them.
@@ -365,15 +466,7 @@ fn best_first(links: &[Link], prepared: &Prepared, threshold: f64) -> Vec<Link> 
         start[k] += start[k - 1];
     }
     let mut next = start.clone();
-    let mut order = vec![
-        Link {
-            a: 0,
-            b: 0,
-            p: 0.0,
-            gap: None
-        };
-        start[start.len() - 1]
-    ];
+    let mut order = vec![Link::fitted(0, 0, 0.0, None); start[start.len() - 1]];
     for link in linking() {
         let slot = &mut next[file_of(link)];
         order[*slot] = *link;
@@ -431,6 +524,7 @@ fn reason(
     findings: &[NormalizedFinding],
     prepared: &Prepared,
     model: &Model,
+    constraints: &Constraints,
 ) -> MatchReason {
     let (a, b) = (link.a as usize, link.b as usize);
     let (x, y) = (&findings[a], &findings[b]);
@@ -443,6 +537,20 @@ fn reason(
     let (ra, rb) = (&x.provenance, &y.provenance);
     if x.bot == y.bot && ra.commit.is_some() && ra.commit != rb.commit {
         rule.push("raised again in a later round");
+    }
+    let said = link
+        .judged
+        .map(|k| constraints.judged[k as usize].said.clone());
+    let judged = said.as_ref().map(|said| {
+        let verb = if said.same {
+            "judged the same"
+        } else {
+            "kept apart: judged different"
+        };
+        format!("{verb} by {}", said.model)
+    });
+    if let Some(judged) = &judged {
+        rule.push(judged);
     }
     let what = contributions
         .iter()
@@ -467,7 +575,8 @@ fn reason(
         similarity: (corpus.similarity(a, b)[Channel::Word as usize] * 100.0).round() / 100.0,
         shared,
         rule: rule.join(", "),
-        probability: Some((link.p * 100.0).round() / 100.0),
+        probability: Some((link.fitted * 100.0).round() / 100.0),
+        judge: said,
     }
 }
 
@@ -481,6 +590,7 @@ fn person_said(x: &NormalizedFinding, y: &NormalizedFinding) -> MatchReason {
         shared: Vec::new(),
         rule: "a person said they are the same (/consensus same)".to_owned(),
         probability: None,
+        judge: None,
     }
 }
 
@@ -551,12 +661,7 @@ mod tests {
     fn links(pairs: &[(u32, u32)]) -> Vec<Link> {
         pairs
             .iter()
-            .map(|&(a, b)| Link {
-                a,
-                b,
-                p: 0.5,
-                gap: None,
-            })
+            .map(|&(a, b)| Link::fitted(a, b, 0.5, None))
             .collect()
     }
 

@@ -12,25 +12,40 @@
 //!   both. A bot's own repeats (a later round, a second anchor) may join; a person's
 //!   `/consensus split` and `same` are obeyed ([`Constraints`]).
 
+mod band;
 mod features;
 mod lexicon;
 mod link;
 mod logistic;
 mod text;
 
+pub use band::{uncertain_pairs, Band, Reach, Uncertain};
 pub use features::{is_where, FEATURES, FEATURE_COUNT};
 pub use logistic::{fit, sigmoid, FittedOn, Model};
+pub(crate) use text::without_boilerplate;
 
 use super::cluster::Assignment;
-use crate::model::{MatchReason, NormalizedFinding};
+use crate::model::{JudgeSaid, MatchReason, NormalizedFinding};
 
-/// Pairs of findings (indices into the engine's input) a person said are one defect or two.
+/// Pairs of findings (indices into the engine's input) a person said are one defect or two,
+/// and pairs a reader (the model judge) decided inside the band.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Constraints {
     /// Keep apart: never in one cluster.
     pub apart: Vec<(usize, usize)>,
     /// Put together, whatever the evidence.
     pub together: Vec<(usize, usize)>,
+    /// A reader's verdicts: a "same" links the pair, a "different" keeps its two clusters
+    /// from joining; a person's `apart` and `together` still win.
+    pub judged: Vec<Verdict>,
+}
+
+/// A reader's verdict on the pair `(a, b)` (indices into the engine's input).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Verdict {
+    pub a: usize,
+    pub b: usize,
+    pub said: JudgeSaid,
 }
 
 /// The clusters of `findings`, with the member each takes its category from and why its
@@ -80,7 +95,17 @@ impl Judgement {
 
     /// Each finding's cluster under `model` (the findings this judgement was made of).
     pub fn clusters(&self, findings: &[NormalizedFinding], model: &Model) -> Vec<usize> {
-        link::link(findings, &self.judged, model, &Constraints::default())
+        self.clusters_with(findings, model, &Constraints::default())
+    }
+
+    /// [`Judgement::clusters`] with what people and readers said.
+    pub fn clusters_with(
+        &self,
+        findings: &[NormalizedFinding],
+        model: &Model,
+        constraints: &Constraints,
+    ) -> Vec<usize> {
+        link::link(findings, &self.judged, model, constraints)
             .assignment
             .cluster_of
     }

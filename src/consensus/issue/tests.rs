@@ -187,6 +187,7 @@ fn people_split_and_join_whatever_the_model_says() {
     let split = Constraints {
         apart: vec![(1, 0)],
         together: Vec::new(),
+        judged: Vec::new(),
     };
     assert_eq!(
         clusters_by(&findings, &model, &split),
@@ -195,6 +196,7 @@ fn people_split_and_join_whatever_the_model_says() {
     let joined = Constraints {
         apart: Vec::new(),
         together: vec![(0, 2)],
+        judged: Vec::new(),
     };
     let matched = assign_clusters(&findings, &model, &joined);
     assert_eq!(matched.assignment.cluster_of, [0, 0, 0]);
@@ -205,6 +207,7 @@ fn people_split_and_join_whatever_the_model_says() {
     let stale = Constraints {
         apart: vec![(0, 99)],
         together: vec![(5, 99)],
+        judged: Vec::new(),
     };
     assert_eq!(clusters_by(&findings, &model, &stale).len(), 2);
 }

@@ -536,7 +536,7 @@ fn cjk_pieces(word: &str) -> Vec<&str> {
 }
 
 /// `text` without the bots' boilerplate phrases (borrowed when it has none: one scan).
-fn without_boilerplate(text: &str) -> std::borrow::Cow<'_, str> {
+pub(crate) fn without_boilerplate(text: &str) -> std::borrow::Cow<'_, str> {
     static PHRASES: std::sync::OnceLock<aho_corasick::AhoCorasick> = std::sync::OnceLock::new();
     let phrases = PHRASES.get_or_init(|| {
         aho_corasick::AhoCorasick::builder()

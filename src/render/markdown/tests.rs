@@ -66,6 +66,7 @@ fn outcome_of(
         required_bots: Vec::new(),
         not_reviewed: Vec::new(),
         identity: Default::default(),
+        judge: None,
     }
 }
 
