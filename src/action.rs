@@ -51,6 +51,8 @@ pub async fn run(request: RunRequest<'_>) -> anyhow::Result<RunResult> {
         dry_run,
         save_dir,
     } = request;
+    // The judge's token is checked before anything is read: a missing one is a clear error.
+    config.judge_token()?;
     let console = Console {
         enabled: env.in_actions,
     };
@@ -113,15 +115,15 @@ pub async fn run(request: RunRequest<'_>) -> anyhow::Result<RunResult> {
     let mut extra = sarif_sources(&config.sarif, crate::adapters::sarif::parse);
     extra.extend(crate::local::thread_state_problems(&snapshot));
     let code_scanning = pipeline::code_scanning_sources(&extra);
-    let outcome = pipeline::analyze(
-        Some(&snapshot),
-        &config.sources,
-        extra,
-        &pipeline::AnalysisOptions {
-            identity,
-            ..config.analysis_options()
-        },
-    );
+    let mut options = pipeline::AnalysisOptions {
+        identity,
+        ..config.analysis_options()
+    };
+    let prepared = pipeline::prepare(Some(&snapshot), &config.sources, extra, &options);
+    if let Some(token) = config.judge_token()? {
+        options.judge.given = ask_judge(config, token, &prepared, &snapshot, &options).await;
+    }
+    let outcome = prepared.finish(Some(&snapshot), &options);
     let markdown = render::render_comment(
         &outcome,
         &RenderOptions {
@@ -337,6 +339,45 @@ pub fn github_client(config: &Config, env: &GitHubEnv) -> Result<GitHub, GitHubE
             .with_write_spacing(retry::write_spacing_from_vars(var))
             .with_timeouts(timeouts),
     )
+}
+
+/// Ask the model judge the pairs the fitted model cannot decide. Never an error: what went
+/// wrong is a note, and the fitted model decides what is left.
+async fn ask_judge(
+    config: &Config,
+    token: &secrecy::SecretString,
+    prepared: &pipeline::Prepared,
+    snapshot: &crate::api::PrSnapshot,
+    options: &pipeline::AnalysisOptions,
+) -> pipeline::Given {
+    let questions = prepared.judge_questions(
+        Some(snapshot),
+        options,
+        crate::judge::plan::Shape::default(),
+    );
+    if questions.is_empty() {
+        return pipeline::Given {
+            finished: true,
+            ..pipeline::Given::default()
+        };
+    }
+    let endpoint = crate::judge::client::Endpoint {
+        provider: config.judge.provider,
+        url: config.judge.endpoint.clone(),
+        model: config.judge.model.clone(),
+        token: token.clone(),
+    };
+    let limits = crate::judge::client::Limits::from_vars(|name| std::env::var(name).ok());
+    tracing::info!(
+        "judge: asking {} about {} pair(s)",
+        config.judge.model,
+        questions.len()
+    );
+    let asked = crate::judge::client::ask(&endpoint, &questions, limits).await;
+    if let Some(note) = &asked.note {
+        tracing::warn!("judge: {note}");
+    }
+    pipeline::Given::from(asked)
 }
 
 /// The token cannot write: a fork PR outside `pull_request_target`.

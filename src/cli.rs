@@ -21,7 +21,10 @@ use review_consensus::model::Outcome;
 use review_consensus::publish::{commands, outputs};
 use review_consensus::render::sarif::SarifOptions;
 use review_consensus::render::{self, RenderOptions};
-use review_consensus::{demo, doctor, local, pipeline, stats};
+use review_consensus::{demo, doctor, judge, local, pipeline, stats};
+
+/// Where `render` reads the judge's token.
+pub const JUDGE_TOKEN_VAR: &str = "REVIEW_CONSENSUS_JUDGE_TOKEN";
 
 /// Exit code when there is nothing to do or the gate passed.
 const OK: u8 = 0;
@@ -78,6 +81,14 @@ pub struct RenderArgs {
     /// Write the JSON report here.
     #[arg(long, value_name = "PATH")]
     pub report: Option<PathBuf>,
+    /// Write the pairs the judge would be asked (JSONL, one pair a line, exactly as sent)
+    /// and call no model; needs `--judge`.
+    #[arg(long, value_name = "FILE")]
+    pub judge_questions: Option<PathBuf>,
+    /// Replay recorded verdicts (JSONL, one `{"id", "same", "why", "model"}` a line) instead
+    /// of calling a model; needs `--judge`.
+    #[arg(long, value_name = "FILE")]
+    pub judge_answers: Option<PathBuf>,
     /// Every action input that makes sense offline, as `--<input> VALUE`.
     #[command(flatten)]
     pub inputs_as_flags: InputFlags,
@@ -138,6 +149,14 @@ fn flag_help(name: &str) -> String {
         "comment-header" => "the sticky comment's marker suffix",
         "sarif" => "glob(s) of SARIF files, each an extra source",
         "sarif-output" => "also write the consensus results as SARIF 2.1.0 here, for code scanning",
+        "judge" => {
+            "off, github-models or openai: a model decides the pairs the fitted model cannot \
+             (token from REVIEW_CONSENSUS_JUDGE_TOKEN)"
+        }
+        "judge-model" => "the judge's model (default openai/gpt-4.1-mini)",
+        "judge-endpoint" => "the judge's chat-completions URL (https; default GitHub Models')",
+        "judge-max-pairs" => "pairs asked per run at most (default 40)",
+        "judge-keep" => "fitted links at or above this are not asked (default 0.9)",
         _ => "",
     };
     match meaning.split_at_checked(1) {
@@ -331,11 +350,18 @@ fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
 }
 
 fn render_mode(args: RenderArgs, vars: Vec<(String, String)>) -> anyhow::Result<u8> {
+    // The judge's token is never a flag: it comes from the environment.
+    let judge_token = vars
+        .iter()
+        .rev()
+        .find(|(k, v)| k == JUDGE_TOKEN_VAR && !v.trim().is_empty())
+        .map(|(_, v)| ("INPUT_JUDGE-TOKEN".to_owned(), v.clone()));
     let pairs = args
         .inputs_as_flags
         .0
         .iter()
-        .map(|(name, value)| (format!("INPUT_{}", name.to_uppercase()), value.clone()));
+        .map(|(name, value)| (format!("INPUT_{}", name.to_uppercase()), value.clone()))
+        .chain(judge_token);
     // The validators are the inputs'; the error names the flag.
     let config = Config::from_inputs(pairs).map_err(|e| ConfigError {
         input: format!("--{}", e.input),
@@ -357,15 +383,21 @@ fn render_mode(args: RenderArgs, vars: Vec<(String, String)>) -> anyhow::Result<
     let marker = render::markdown::marker(config.comment_header.as_deref());
     let today = chrono::Utc::now().date_naive();
     let identity = local::offline_identity(snapshot.as_ref(), &marker, today);
-    let outcome = pipeline::analyze(
+    let mut options = pipeline::AnalysisOptions {
+        identity,
+        ..config.analysis_options()
+    };
+    let prepared = pipeline::prepare(snapshot.as_ref(), &config.sources, extra, &options);
+    let given = judge_for_render(
+        &args,
+        &config,
+        &vars,
+        &prepared,
         snapshot.as_ref(),
-        &config.sources,
-        extra,
-        &pipeline::AnalysisOptions {
-            identity,
-            ..config.analysis_options()
-        },
-    );
+        &options,
+    )?;
+    options.judge.given = given;
+    let outcome = prepared.finish(snapshot.as_ref(), &options);
     let server_url = snapshot
         .as_ref()
         .map(|_| GitHubEnv::from_vars(vars).server_url);
@@ -401,6 +433,78 @@ fn render_mode(args: RenderArgs, vars: Vec<(String, String)>) -> anyhow::Result<
     // The process ends now: freeing 100,000 findings one by one would only cost time.
     std::mem::forget(outcome);
     Ok(code)
+}
+
+/// What the judge gives `render`: recorded verdicts (`--judge-answers`), none while writing
+/// its questions (`--judge-questions`), else the live endpoint's, when the judge is on.
+fn judge_for_render(
+    args: &RenderArgs,
+    config: &Config,
+    vars: &[(String, String)],
+    prepared: &pipeline::Prepared,
+    snapshot: Option<&review_consensus::api::PrSnapshot>,
+    options: &pipeline::AnalysisOptions,
+) -> anyhow::Result<pipeline::Given> {
+    let needs_judge = |flag: &str| -> anyhow::Result<()> {
+        if config.judge.is_on() {
+            return Ok(());
+        }
+        Err(ConfigError {
+            input: flag.to_owned(),
+            message: "needs the judge on: add `--judge github-models` (or `openai`)".to_owned(),
+        }
+        .into())
+    };
+    let shape = judge::plan::Shape::default();
+    if let Some(path) = &args.judge_questions {
+        needs_judge("--judge-questions")?;
+        let questions = prepared.judge_questions(snapshot, options, shape);
+        local::write_jsonl(path, &questions)
+            .with_context(|| format!("cannot write the judge's questions to {}", path.display()))?;
+        print_err(&format!(
+            "judge: {} question(s) written to {}",
+            questions.len(),
+            path.display()
+        ));
+    }
+    if let Some(path) = &args.judge_answers {
+        needs_judge("--judge-answers")?;
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read the judge's answers {}", path.display()))?;
+        let answers = judge::answer::read_recorded(&text)
+            .map_err(|e| anyhow::anyhow!("--judge-answers {}: {e}", path.display()))?;
+        return Ok(pipeline::Given::replayed(answers));
+    }
+    if !config.judge.is_on() || args.judge_questions.is_some() {
+        return Ok(pipeline::Given::default());
+    }
+    let token = config.judge_token().map_err(|e| ConfigError {
+        input: if e.input == "judge-token" {
+            JUDGE_TOKEN_VAR.to_owned()
+        } else {
+            format!("--{}", e.input)
+        },
+        message: e.message,
+    })?;
+    let Some(token) = token else {
+        return Ok(pipeline::Given::default());
+    };
+    let endpoint = judge::client::Endpoint {
+        provider: config.judge.provider,
+        url: config.judge.endpoint.clone(),
+        model: config.judge.model.clone(),
+        token: token.clone(),
+    };
+    let questions = prepared.judge_questions(snapshot, options, shape);
+    let lookup = |name: &str| {
+        vars.iter()
+            .rev()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.clone())
+    };
+    let limits = judge::client::Limits::from_vars(lookup);
+    let asked = runtime()?.block_on(judge::client::ask(&endpoint, &questions, limits));
+    Ok(pipeline::Given::from(asked))
 }
 
 fn stats_mode(args: StatsArgs, vars: Vec<(String, String)>) -> anyhow::Result<u8> {

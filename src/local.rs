@@ -587,6 +587,16 @@ fn other_labellings(dir: &Path) -> anyhow::Result<Vec<crate::learn::Expected>> {
         .collect()
 }
 
+/// Write `items` as JSON Lines: one compact JSON value a line.
+pub fn write_jsonl<T: serde::Serialize>(path: &Path, items: &[T]) -> anyhow::Result<()> {
+    let mut text = String::new();
+    for item in items {
+        text.push_str(&serde_json::to_string(item)?);
+        text.push('\n');
+    }
+    fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
+}
+
 /// The labelled sets under `fixtures`: its folders named `real*`, sorted.
 pub fn labelled_sets(fixtures: &Path) -> anyhow::Result<Vec<PathBuf>> {
     let mut sets = Vec::new();

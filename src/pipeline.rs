@@ -106,6 +106,37 @@ pub struct Given {
     pub finished: bool,
     /// What went wrong (our own text).
     pub note: Option<String>,
+    /// Who answered, when not the configured model (recorded answers name their reader).
+    pub model: Option<String>,
+}
+
+impl Given {
+    /// Recorded verdicts replayed: nothing asked, everything answered that was recorded.
+    pub fn replayed(answers: Vec<Answer>) -> Given {
+        let mut models: Vec<&str> = answers.iter().map(|a| a.model.as_str()).collect();
+        models.sort_unstable();
+        models.dedup();
+        let model = (!models.is_empty()).then(|| models.join(", "));
+        Given {
+            answers,
+            finished: true,
+            model,
+            ..Given::default()
+        }
+    }
+}
+
+impl From<judge::client::Asked> for Given {
+    fn from(asked: judge::client::Asked) -> Given {
+        Given {
+            answers: asked.answers,
+            asked: asked.asked,
+            ignored: asked.ignored,
+            finished: asked.finished,
+            note: asked.note,
+            model: None,
+        }
+    }
 }
 
 /// Run adapters (when there is a PR snapshot), add extra sources, then the engine and gate.
@@ -297,7 +328,10 @@ impl Prepared {
         }
         let fresh: BTreeSet<&str> = given.answers.iter().map(|a| a.id.as_str()).collect();
         let mut run = JudgeRun {
-            model: options.judge.settings.model.clone(),
+            model: given
+                .model
+                .clone()
+                .unwrap_or_else(|| options.judge.settings.model.clone()),
             candidates: candidates.len(),
             asked: given.asked,
             ignored: given.ignored,

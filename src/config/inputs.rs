@@ -9,7 +9,7 @@ use std::time::Duration;
 use secrecy::SecretString;
 use serde::Deserialize;
 
-use super::{Config, ConfigError};
+use super::{judge_inputs, Config, ConfigError};
 use crate::adapters::{self, BotSelection, SourceConfig};
 use crate::consensus::Matching;
 use crate::gate::RequiredGroup;
@@ -37,6 +37,12 @@ pub const INPUT_NAMES: &[&str] = &[
     "sarif",
     "report-path",
     "sarif-output",
+    "judge",
+    "judge-model",
+    "judge-endpoint",
+    "judge-token",
+    "judge-max-pairs",
+    "judge-keep",
 ];
 
 /// Inputs that only mean something against GitHub: `render` has no flag for them. Every other
@@ -48,6 +54,8 @@ pub const ONLINE_ONLY: &[&str] = &[
     "comment",
     "report-path",
     "wait-for-bots",
+    // A secret is never a command-line flag: `render` reads REVIEW_CONSENSUS_JUDGE_TOKEN.
+    "judge-token",
 ];
 
 /// Inputs read as `true` / `false`: as `render` flags they may stand alone (`--include-resolved`).
@@ -90,6 +98,12 @@ pub(super) struct RawInputs {
     sarif: Option<String>,
     report_path: Option<String>,
     sarif_output: Option<String>,
+    judge: Option<String>,
+    judge_model: Option<String>,
+    judge_endpoint: Option<String>,
+    judge_token: Option<String>,
+    judge_max_pairs: Option<String>,
+    judge_keep: Option<String>,
 }
 
 // Hand-written so that the token can never reach a log through `{:?}`.
@@ -99,6 +113,10 @@ impl fmt::Debug for RawInputs {
             .field(
                 "github_token",
                 &self.github_token.as_ref().map(|_| "[REDACTED]"),
+            )
+            .field(
+                "judge_token",
+                &self.judge_token.as_ref().map(|_| "[REDACTED]"),
             )
             .field("bots", &self.bots)
             .field("fail_on", &self.fail_on)
@@ -121,6 +139,11 @@ fn set(value: &Option<String>) -> Option<&str> {
 pub(super) fn from_pairs(pairs: Vec<(String, String)>) -> Result<Config, ConfigError> {
     let fallback_token = lookup(&pairs, "GITHUB_TOKEN");
     let runner_temp = lookup(&pairs, "RUNNER_TEMP");
+    let github_hosts: Vec<String> = ["GITHUB_API_URL", "GITHUB_SERVER_URL"]
+        .iter()
+        .filter_map(|name| lookup(&pairs, name))
+        .filter_map(|url| judge_inputs::host_of(&url).map(str::to_owned))
+        .collect();
     let raw: RawInputs = envy::prefixed("INPUT_")
         .from_iter(pairs)
         .map_err(|e| error("inputs", format!("cannot read the INPUT_* variables: {e}")))?;
@@ -143,6 +166,18 @@ pub(super) fn from_pairs(pairs: Vec<(String, String)>) -> Result<Config, ConfigE
     let sarif_output = set(&raw.sarif_output)
         .map(|path| parse_sarif_output(path, &sarif, &report_path))
         .transpose()?;
+    let (judge, judge_token) = judge_inputs::parse(
+        &judge_inputs::Raw {
+            judge: set(&raw.judge),
+            model: set(&raw.judge_model),
+            endpoint: set(&raw.judge_endpoint),
+            token: set(&raw.judge_token),
+            max_pairs: set(&raw.judge_max_pairs),
+            keep: set(&raw.judge_keep),
+        },
+        token.as_ref(),
+        &github_hosts,
+    )?;
     Ok(Config {
         token,
         sources,
@@ -192,6 +227,8 @@ pub(super) fn from_pairs(pairs: Vec<(String, String)>) -> Result<Config, ConfigE
         sarif,
         report_path,
         sarif_output,
+        judge,
+        judge_token,
     })
 }
 
@@ -590,6 +627,12 @@ mod tests {
                 &raw.sarif,
                 &raw.report_path,
                 &raw.sarif_output,
+                &raw.judge,
+                &raw.judge_model,
+                &raw.judge_endpoint,
+                &raw.judge_token,
+                &raw.judge_max_pairs,
+                &raw.judge_keep,
             ];
             assert_eq!(fields.len(), INPUT_NAMES.len(), "a field without a name");
             let set = fields.iter().filter(|f| f.is_some()).count();

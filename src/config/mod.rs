@@ -5,6 +5,7 @@
 mod env;
 mod event;
 mod inputs;
+pub mod judge_inputs;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -20,7 +21,7 @@ use crate::model::{FailOn, Severity};
 use crate::pipeline::AnalysisOptions;
 
 /// A configuration error: always names the input and the values it accepts.
-#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[derive(Debug, Clone, thiserror::Error, PartialEq, Eq)]
 #[error("invalid input `{input}`: {message}")]
 pub struct ConfigError {
     pub input: String,
@@ -62,6 +63,11 @@ pub struct Config {
     pub report_path: PathBuf,
     /// `sarif-output`: also write the consensus results as SARIF here.
     pub sarif_output: Option<PathBuf>,
+    /// The model judge (`judge*` inputs; off by default).
+    pub judge: crate::judge::Settings,
+    /// The token sent to the judge's endpoint: `judge-token`, else (GitHub Models on a
+    /// GitHub host only) the workflow's token; `None` when the judge is off.
+    pub judge_token: Option<judge_inputs::JudgeToken>,
 }
 
 /// What the runner tells us through `GITHUB_*` / `RUNNER_*` (CONTRACT section 2).
@@ -126,6 +132,16 @@ impl Config {
         inputs::from_pairs(vars.into_iter().collect())
     }
 
+    /// The token for the judge's endpoint: `Ok(None)` when the judge is off, an error naming
+    /// the input when it is on and has none.
+    pub fn judge_token(&self) -> Result<Option<&SecretString>, ConfigError> {
+        match &self.judge_token {
+            None => Ok(None),
+            Some(Ok(token)) => Ok(Some(token)),
+            Some(Err(err)) => Err(err.clone()),
+        }
+    }
+
     /// The source names `required-bots` names (for a default `bots` that must include them).
     pub fn required_ids(&self) -> Vec<String> {
         let mut ids: Vec<String> = Vec::new();
@@ -155,6 +171,10 @@ impl Config {
             fail_on_severity: self.fail_on_severity,
             required: self.required_bots.clone(),
             include_pre_existing: self.include_pre_existing,
+            judge: crate::pipeline::JudgeOptions {
+                settings: self.judge.clone(),
+                ..Default::default()
+            },
             ..AnalysisOptions::default()
         }
     }
