@@ -646,6 +646,257 @@ pub fn cross_validate(prs: &[LabelledPr], used: &[bool; FEATURE_COUNT]) -> Cross
     out
 }
 
+/// Each repository's held-out model: fitted (with [`fit_on`]) on every other repository.
+pub fn fold_models(prs: &[LabelledPr], used: &[bool; FEATURE_COUNT]) -> BTreeMap<String, Model> {
+    let repositories: BTreeSet<&str> = prs.iter().map(|pr| pr.repository.as_str()).collect();
+    repositories
+        .into_iter()
+        .map(|held_out| {
+            let training: Vec<&LabelledPr> =
+                prs.iter().filter(|pr| pr.repository != held_out).collect();
+            (held_out.to_owned(), fit_on(&training, used))
+        })
+        .collect()
+}
+
+/// The judge settings a held-out measurement chooses from (on the training repositories).
+#[derive(Debug, Clone, PartialEq)]
+pub struct JudgeGrid {
+    pub floors: Vec<f64>,
+    pub keeps: Vec<f64>,
+    pub max_pairs: usize,
+}
+
+impl Default for JudgeGrid {
+    fn default() -> Self {
+        JudgeGrid {
+            floors: vec![0.02, 0.05, 0.1, 0.2, 0.3],
+            keeps: vec![0.8, 0.9, 0.95],
+            max_pairs: crate::judge::DEFAULT_MAX_PAIRS,
+        }
+    }
+}
+
+/// A view's pairs inside the widest band of `grid` under `model`, in the order the judge is
+/// asked them.
+fn judge_candidates(view: &View, model: &Model, grid: &JudgeGrid) -> Vec<crate::judge::plan::Candidate> {
+    let floor = grid.floors.iter().copied().fold(1.0, f64::min);
+    let keep = grid.keeps.iter().copied().fold(0.0, f64::max);
+    let bots: BTreeSet<&str> = view.findings.iter().map(|f| f.bot.as_str()).collect();
+    crate::judge::plan::candidates(
+        &view.findings,
+        model,
+        consensus::Band { floor, keep },
+        &consensus::Constraints::default(),
+        bots.len(),
+    )
+}
+
+/// A view's clusters when the judge decides the first `max_pairs` candidates inside `band`
+/// that `answers` answer; also how many pairs were asked and answered.
+fn judged_clusters(
+    view: &View,
+    model: &Model,
+    candidates: &[crate::judge::plan::Candidate],
+    band: consensus::Band,
+    max_pairs: usize,
+    answers: &BTreeMap<String, crate::judge::Answer>,
+) -> (Vec<usize>, usize, usize) {
+    let asked: Vec<_> = candidates
+        .iter()
+        .filter(|c| band.holds(c.p, c.shares_code, c.reach))
+        .take(max_pairs)
+        .collect();
+    let judged: Vec<consensus::Verdict> = asked
+        .iter()
+        .filter_map(|c| {
+            answers.get(&c.id).map(|a| consensus::Verdict {
+                a: c.a,
+                b: c.b,
+                said: a.said(),
+            })
+        })
+        .collect();
+    let answered = judged.len();
+    let constraints = consensus::Constraints {
+        judged,
+        ..consensus::Constraints::default()
+    };
+    let clusters = view.judgement.clusters_with(&view.findings, model, &constraints);
+    (clusters, asked.len(), answered)
+}
+
+/// One view's figures: pairwise over every labelled member, and by kind (lenient).
+#[derive(Debug, Clone, Default)]
+pub struct ViewFigures {
+    pub score: Score,
+    pub kinds: ByKind,
+}
+
+impl ViewFigures {
+    fn add(&mut self, view: &View, clusters: &[usize]) {
+        self.score.add(&view.score(clusters));
+        self.kinds.add(&view.score_by_kind(clusters));
+    }
+}
+
+/// Held-out figures with and without the judge's recorded answers.
+#[derive(Debug, Clone, Default)]
+pub struct JudgedFigures {
+    pub fitted_open: ViewFigures,
+    pub fitted_all: ViewFigures,
+    pub judged_open: ViewFigures,
+    pub judged_all: ViewFigures,
+    /// The band each held-out repository was judged with (chosen on the others).
+    pub chosen: BTreeMap<String, consensus::Band>,
+    /// Pairs asked and answered (every-member views).
+    pub asked: usize,
+    pub answered: usize,
+}
+
+impl JudgedFigures {
+    /// A markdown table of the four rows.
+    pub fn table(&self) -> String {
+        let row = |name: &str, v: &ViewFigures| {
+            let (x, s) = (&v.kinds.cross_bot, &v.kinds.same_bot);
+            format!(
+                "| {name} | {:.2} | {:.2} ({}/{}) | {:.2} | {:.2} ({}/{}) | {:.2} | {:.2} | {} |\n",
+                x.precision(),
+                x.recall(),
+                x.found,
+                x.truth,
+                s.precision(),
+                s.recall(),
+                s.found,
+                s.truth,
+                v.score.precision(),
+                v.score.recall(),
+                v.score.violations.len()
+            )
+        };
+        let mut out = String::from(
+            "| members, matching | cross-bot P | cross-bot R | same-bot P | same-bot R | P (all pairs) | R (all pairs) | must-not-merge merged |\n|---|---:|---:|---:|---:|---:|---:|---:|\n",
+        );
+        out.push_str(&row("open, fitted model", &self.fitted_open));
+        out.push_str(&row("open, with the judge", &self.judged_open));
+        out.push_str(&row("every member, fitted model", &self.fitted_all));
+        out.push_str(&row("every member, with the judge", &self.judged_all));
+        let mut bands: BTreeMap<String, usize> = BTreeMap::new();
+        for band in self.chosen.values() {
+            *bands
+                .entry(format!("floor {} keep {}", band.floor, band.keep))
+                .or_default() += 1;
+        }
+        out.push_str(&format!(
+            "\n{} pairs asked, {} answered (every member); bands chosen per held-out repository: {:?}\n",
+            self.asked, self.answered, bands
+        ));
+        out
+    }
+}
+
+/// Leave-one-repository-out with the judge: each repository's PRs are clustered by the
+/// model fitted on the others, then the judge's recorded `answers` decide the pairs of the
+/// band chosen on the other repositories' PRs (each scored by its own held-out model; the
+/// best F-beta, [`BETA`], of every member's lenient pairs).
+pub fn cross_validate_judged(
+    prs: &[LabelledPr],
+    answers: &BTreeMap<String, crate::judge::Answer>,
+    grid: &JudgeGrid,
+) -> JudgedFigures {
+    let folds = fold_models(prs, &[true; FEATURE_COUNT]);
+    let bands: Vec<consensus::Band> = grid
+        .floors
+        .iter()
+        .flat_map(|&floor| grid.keeps.iter().map(move |&keep| consensus::Band { floor, keep }))
+        .collect();
+    // Per PR, under its held-out model: the fitted clusters, and per band the judged ones.
+    struct Scored {
+        fitted: [Vec<usize>; 2],
+        judged: Vec<[Vec<usize>; 2]>,
+        asked: Vec<(usize, usize)>,
+    }
+    let scored: Vec<Scored> = prs
+        .iter()
+        .map(|pr| {
+            let model = &folds[&pr.repository];
+            let views = [&pr.open, &pr.all];
+            let candidates = views.map(|v| judge_candidates(v, model, grid));
+            let mut asked = Vec::new();
+            let judged = bands
+                .iter()
+                .map(|&band| {
+                    let mut both = [Vec::new(), Vec::new()];
+                    for (k, view) in views.iter().enumerate() {
+                        let (clusters, n_asked, n_answered) = judged_clusters(
+                            view,
+                            model,
+                            &candidates[k],
+                            band,
+                            grid.max_pairs,
+                            answers,
+                        );
+                        if k == 1 {
+                            asked.push((n_asked, n_answered));
+                        }
+                        both[k] = clusters;
+                    }
+                    both
+                })
+                .collect();
+            Scored {
+                fitted: views.map(|v| clusters_with(v, model)),
+                judged,
+                asked,
+            }
+        })
+        .collect();
+    let mut figures = JudgedFigures::default();
+    for held_out in folds.keys() {
+        let choose = |band: usize| {
+            let mut pooled = KindCounts::default();
+            for (pr, scored) in prs.iter().zip(&scored) {
+                if &pr.repository != held_out {
+                    let kinds = pr.all.score_by_kind(&scored.judged[band][1]);
+                    pooled.add(&kinds.cross_bot);
+                    pooled.add(&kinds.same_bot);
+                }
+            }
+            f_beta(pooled.precision(), pooled.recall(), BETA)
+        };
+        let mut best = 0;
+        let mut best_f = f64::NEG_INFINITY;
+        for k in 0..bands.len() {
+            let f = choose(k);
+            if f > best_f + 1e-9 {
+                (best, best_f) = (k, f);
+            }
+        }
+        figures.chosen.insert(held_out.clone(), bands[best]);
+        for (pr, scored) in prs.iter().zip(&scored) {
+            if &pr.repository != held_out {
+                continue;
+            }
+            figures.fitted_open.add(&pr.open, &scored.fitted[0]);
+            figures.fitted_all.add(&pr.all, &scored.fitted[1]);
+            figures.judged_open.add(&pr.open, &scored.judged[best][0]);
+            figures.judged_all.add(&pr.all, &scored.judged[best][1]);
+            figures.asked += scored.asked[best].0;
+            figures.answered += scored.asked[best].1;
+        }
+    }
+    figures
+}
+
+fn f_beta(p: f64, r: f64, beta: f64) -> f64 {
+    let b2 = beta * beta;
+    if p + r == 0.0 {
+        0.0
+    } else {
+        (1.0 + b2) * p * r / (b2 * p + r)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

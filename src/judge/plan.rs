@@ -78,6 +78,8 @@ pub struct Candidate {
     /// The fitted probability (0 for a pair the fitted model never judges).
     pub p: f64,
     pub reach: Reach,
+    /// Both name one distinctive identifier or literal.
+    pub shares_code: bool,
     /// Two bots: the agreement the gate counts.
     pub cross_bot: bool,
     /// Its answer would change a finding's level (and so, maybe, the gate).
@@ -146,6 +148,7 @@ pub fn candidates(
                 b: u.b,
                 p: u.p,
                 reach: u.reach,
+                shares_code: u.shares_code,
                 cross_bot: x.bot != y.bot,
                 consequential,
             };
@@ -230,6 +233,14 @@ fn side(
         None => finding.detail.clone(),
     };
     let text = consensus::without_boilerplate(&text);
+    // The title is shown once: most explanations open with it.
+    let title = clip(&finding.title, TITLE_CHARS);
+    let text = text.trim();
+    let text = text
+        .strip_prefix(finding.title.trim_end_matches('…'))
+        .filter(|_| !finding.title.ends_with('…'))
+        .unwrap_or(text)
+        .trim_start();
     Side {
         bot: finding.bot.clone(),
         file: finding.evidence.file.clone(),
@@ -240,8 +251,8 @@ fn side(
             .as_deref()
             .map(|c| c.chars().take(10).collect()),
         url: finding.provenance.url.clone(),
-        title: clip(&finding.title, TITLE_CHARS),
-        text: clip(text.trim(), TEXT_CHARS),
+        title,
+        text: clip(text, TEXT_CHARS),
         code: Some(finding.evidence.snippet.trim_end())
             .filter(|c| !c.trim().is_empty())
             .map(str::to_owned),
@@ -328,6 +339,7 @@ mod tests {
             b: 1,
             p: 0.4,
             reach: Reach::Band,
+            shares_code: false,
             cross_bot: true,
             consequential: true,
         };

@@ -41,10 +41,15 @@ pub fn estimate_tokens(text: &str) -> usize {
     text.chars().count().div_ceil(3)
 }
 
-/// The user message for some questions: `{"pairs": [...]}`.
+/// The user message for some questions: `{"pairs": [...]}`, each pair's fields in their
+/// declared order (id first).
 pub fn user_message(questions: &[&Question]) -> String {
+    #[derive(serde::Serialize)]
+    struct Pairs<'a> {
+        pairs: &'a [&'a Question],
+    }
     // Our own types always serialise.
-    json!({ "pairs": questions }).to_string()
+    serde_json::to_string(&Pairs { pairs: questions }).unwrap_or_default()
 }
 
 /// The questions in batches, in order, each under [`INPUT_TOKENS`] with the system

@@ -39,6 +39,16 @@ pub struct Uncertain {
     pub b: usize,
     pub p: f64,
     pub reach: Reach,
+    /// Both name one distinctive identifier or literal.
+    pub shares_code: bool,
+}
+
+impl Band {
+    /// Whether a pair with fitted probability `p` (and shared code or not, in one file or
+    /// two) lies in this band.
+    pub fn holds(&self, p: f64, shares_code: bool, reach: Reach) -> bool {
+        p < self.keep && (p >= self.floor || shares_code || reach == Reach::OtherFile)
+    }
 }
 
 /// A code term named by at most this many findings of the PR is distinctive: an identifier
@@ -58,20 +68,21 @@ pub fn uncertain_pairs(
     prepared.each_pair(findings, |a, b, features, _gap| {
         judged.insert((a, b));
         let p = model.probability(features);
-        let reach = if p >= band.keep {
+        let shares_code = sharers.contains(&(a, b));
+        if !band.holds(p, shares_code, Reach::Band) {
             return;
-        } else if p >= band.floor {
+        }
+        let reach = if p >= band.floor {
             Reach::Band
-        } else if sharers.contains(&(a, b)) {
-            Reach::SharedCode
         } else {
-            return;
+            Reach::SharedCode
         };
         out.push(Uncertain {
             a: a as usize,
             b: b as usize,
             p,
             reach,
+            shares_code,
         });
     });
     for &(a, b) in &sharers {
@@ -81,6 +92,7 @@ pub fn uncertain_pairs(
                 b: b as usize,
                 p: 0.0,
                 reach: Reach::OtherFile,
+                shares_code: true,
             });
         }
     }
