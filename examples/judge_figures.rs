@@ -3,7 +3,7 @@
 //! ```sh
 //! # the questions a judge is asked on every PR, under each repository's held-out model, in a
 //! # wide band (so that the band can be chosen afterwards), as JSONL and as request bodies:
-//! cargo run --release --example judge_figures -- questions OUT_DIR [--shape pair]
+//! cargo run --release --example judge_figures -- questions OUT_DIR [neighbourhood]
 //! # held-out figures with and without the recorded answers (one verdict a line):
 //! cargo run --release --example judge_figures -- measure ANSWERS.jsonl [ANSWERS.jsonl ...]
 //! ```
@@ -22,7 +22,6 @@ use review_consensus::judge::{answer, plan, prompt, Answer};
 use review_consensus::learn::{self, JudgeGrid, LabelledPr};
 use review_consensus::local::{labelled_sets, load_labelled_sets, load_snapshot_dir, write_jsonl};
 
-
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -31,12 +30,24 @@ fn main() -> anyhow::Result<()> {
     match args.first().map(String::as_str) {
         Some("questions") => {
             let out = PathBuf::from(args.get(1).map_or("judge-questions", String::as_str));
-            let shape = if args.iter().any(|a| a == "pair") {
-                plan::Shape::Pair
-            } else {
+            let shape = if args.iter().any(|a| a == "neighbourhood") {
                 plan::Shape::Neighbourhood
+            } else {
+                plan::Shape::Pair
             };
-            questions(&sets, &prs, &out, shape)
+            // `--skip FILE`: questions already answered there get no request file.
+            let skip: BTreeSet<String> = match args.iter().position(|a| a == "--skip") {
+                Some(k) => {
+                    let text = std::fs::read_to_string(&args[k + 1])?;
+                    answer::read_recorded(&text)
+                        .map_err(|e| anyhow::anyhow!("{e}"))?
+                        .into_iter()
+                        .map(|a| a.id)
+                        .collect()
+                }
+                None => BTreeSet::new(),
+            };
+            questions(&sets, &prs, &out, shape, &skip)
         }
         Some("measure") => {
             let mut answers: BTreeMap<String, Answer> = BTreeMap::new();
@@ -52,7 +63,7 @@ fn main() -> anyhow::Result<()> {
             Ok(())
         }
         _ => {
-            println!("usage: judge_figures questions OUT_DIR [--shape pair] | measure ANSWERS...");
+            println!("usage: judge_figures questions OUT_DIR [neighbourhood] | measure ANSWERS...");
             Ok(())
         }
     }
@@ -64,6 +75,7 @@ fn questions(
     prs: &[LabelledPr],
     out: &Path,
     shape: plan::Shape,
+    skip: &BTreeSet<String>,
 ) -> anyhow::Result<()> {
     std::fs::create_dir_all(out.join("batches"))?;
     let folds = learn::fold_models(prs, &[true; FEATURE_COUNT]);
@@ -107,8 +119,13 @@ fn questions(
                 floor: grid.floors.iter().copied().fold(1.0, f64::min),
                 keep: grid.keeps.iter().copied().fold(0.0, f64::max),
             };
-            let candidates =
-                plan::candidates(&findings, model, widest, &Constraints::default(), bots.len());
+            let candidates = plan::candidates(
+                &findings,
+                model,
+                widest,
+                &Constraints::default(),
+                bots.len(),
+            );
             for &floor in &grid.floors {
                 for &keep in &grid.keeps {
                     let band = Band { floor, keep };
@@ -126,15 +143,25 @@ fn questions(
         }
         total += questions.len();
         write_jsonl(&out.join(format!("{}.jsonl", pr.name)), &questions)?;
-        for (k, batch) in prompt::batches(&questions).iter().enumerate() {
+        let unanswered: Vec<plan::Question> = questions
+            .iter()
+            .filter(|q| !skip.contains(&q.id))
+            .cloned()
+            .collect();
+        for (k, batch) in prompt::batches(&unanswered).iter().enumerate() {
             let body = prompt::request_body("recorded", batch, true);
-            let path = out.join("batches").join(format!("{}-{:02}.json", pr.name, k + 1));
+            let path = out
+                .join("batches")
+                .join(format!("{}-{:02}.json", pr.name, k + 1));
             std::fs::write(path, serde_json::to_string_pretty(&body)? + "\n")?;
             requests += 1;
         }
         println!("{}: {} questions", pr.name, questions.len());
     }
     std::fs::write(out.join("SYSTEM.txt"), prompt::SYSTEM)?;
-    println!("{total} questions in {requests} requests under {}", out.display());
+    println!(
+        "{total} questions in {requests} requests under {}",
+        out.display()
+    );
     Ok(())
 }

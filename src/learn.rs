@@ -679,7 +679,11 @@ impl Default for JudgeGrid {
 
 /// A view's pairs inside the widest band of `grid` under `model`, in the order the judge is
 /// asked them.
-fn judge_candidates(view: &View, model: &Model, grid: &JudgeGrid) -> Vec<crate::judge::plan::Candidate> {
+fn judge_candidates(
+    view: &View,
+    model: &Model,
+    grid: &JudgeGrid,
+) -> Vec<crate::judge::plan::Candidate> {
     let floor = grid.floors.iter().copied().fold(1.0, f64::min);
     let keep = grid.keeps.iter().copied().fold(0.0, f64::max);
     let bots: BTreeSet<&str> = view.findings.iter().map(|f| f.bot.as_str()).collect();
@@ -722,7 +726,9 @@ fn judged_clusters(
         judged,
         ..consensus::Constraints::default()
     };
-    let clusters = view.judgement.clusters_with(&view.findings, model, &constraints);
+    let clusters = view
+        .judgement
+        .clusters_with(&view.findings, model, &constraints);
     (clusters, asked.len(), answered)
 }
 
@@ -808,7 +814,11 @@ pub fn cross_validate_judged(
     let bands: Vec<consensus::Band> = grid
         .floors
         .iter()
-        .flat_map(|&floor| grid.keeps.iter().map(move |&keep| consensus::Band { floor, keep }))
+        .flat_map(|&floor| {
+            grid.keeps
+                .iter()
+                .map(move |&keep| consensus::Band { floor, keep })
+        })
         .collect();
     // Per PR, under its held-out model: the fitted clusters, and per band the judged ones.
     struct Scored {

@@ -75,16 +75,17 @@ pub(super) fn parse(
         };
     }
     if let Some(text) = raw.keep {
-        settings.keep =
-            match text.parse::<f64>() {
-                Ok(x) if x > 0.0 && x <= 1.0 => x,
-                _ => return Err(error(
+        settings.keep = match text.parse::<f64>() {
+            Ok(x) if x > 0.0 && x <= 1.0 => x,
+            _ => {
+                return Err(error(
                     "judge-keep",
                     format!(
                         "`{text}` is not a probability; accepted: above 0, at most 1 (default 0.9)"
                     ),
-                )),
-            };
+                ))
+            }
+        };
     }
     settings.endpoint = match (raw.endpoint, provider) {
         (Some(url), _) => parse_endpoint(url)?,

@@ -103,10 +103,58 @@ impl Facts {
 
     /// The two findings come from one review round of one bot: one review, or one
     /// commit, or neither says (a findings file, SARIF): nothing shows a later round.
-    fn same_round(&self, a: usize, b: usize) -> bool {
+    pub(super) fn same_round(&self, a: usize, b: usize) -> bool {
         (self.review[a] != u64::MAX && self.review[a] == self.review[b])
             || self.commit[a] == self.commit[b]
     }
+}
+
+/// Lines within which one bot's two findings of one round may be one place (the seed's
+/// line window).
+const SAME_PLACE_LINES: u32 = 3;
+
+/// Phrases with which a bot ties a finding to another of its own ("Same as above").
+const TIES: &[&str] = &[
+    "same as above",
+    "same as the",
+    "same issue",
+    "same problem",
+    "same bug",
+    "similar to",
+    "similarly",
+    "as above",
+    "as noted above",
+    "as mentioned",
+    "also applies",
+    "here too",
+    "here as well",
+    "same here",
+    "likewise",
+];
+
+/// The seed's distinct loci: one bot's two findings of one round at lines further apart
+/// than the line window are two places, unless the bot ties them (an "also applies to"
+/// range it names, or a phrase such as "same as above"). Such a pair is never linked.
+pub(super) fn distinct_loci(
+    findings: &[NormalizedFinding],
+    facts: &Facts,
+    a: usize,
+    b: usize,
+    gap: Option<u32>,
+) -> bool {
+    if facts.bot[a] != facts.bot[b] || !facts.same_round(a, b) {
+        return false;
+    }
+    let Some(gap) = gap else {
+        return false;
+    };
+    gap > SAME_PLACE_LINES && !ties(&findings[a]) && !ties(&findings[b])
+}
+
+/// Whether a finding says it is the same as another of its bot's.
+fn ties(finding: &NormalizedFinding) -> bool {
+    let text = format!("{} {}", finding.title, finding.detail).to_lowercase();
+    TIES.iter().any(|phrase| text.contains(phrase))
 }
 
 /// Lines between the two findings' nearest ranges; `None` without lines on both.

@@ -86,6 +86,17 @@ impl Prepared {
         }
     }
 
+    /// The seed's distinct loci ([`features::distinct_loci`]): never linked.
+    pub(super) fn distinct_loci(
+        &self,
+        findings: &[NormalizedFinding],
+        a: u32,
+        b: u32,
+        gap: Option<u32>,
+    ) -> bool {
+        features::distinct_loci(findings, &self.facts, a as usize, b as usize, gap)
+    }
+
     /// The file (an index) a finding belongs to.
     pub(super) fn file_of(&self, finding: u32) -> usize {
         self.file_of[finding as usize]
@@ -213,6 +224,9 @@ pub(super) fn assign(
     let mut links = Vec::new();
     let mut refused = Vec::new();
     prepared.each_pair(findings, |a, b, features, gap| {
+        if prepared.distinct_loci(findings, a, b, gap) {
+            return;
+        }
         let odds = model.log_odds(features);
         if odds >= floor_odds || verdicts.contains_key(&(a, b)) {
             let p = super::sigmoid(odds);
@@ -307,6 +321,9 @@ pub(super) fn link(
     let verdicts = verdict_index(constraints);
     let (mut links, mut refused) = (Vec::new(), Vec::new());
     for (pair, &gap) in judged.pairs.iter().zip(&judged.gaps) {
+        if judged.prepared.distinct_loci(findings, pair.a, pair.b, gap) {
+            continue;
+        }
         let p = model.probability(&pair.features);
         if p >= floor || verdicts.contains_key(&(pair.a, pair.b)) {
             let link = Link::fitted(pair.a, pair.b, p, gap);
