@@ -895,4 +895,83 @@ mod tests {
         let x = extract(&snapshot, &[mapped], &ExtractOptions::default());
         assert_eq!(x.findings.len(), 1);
     }
+
+    /// Issue 24: a line GitHub does not show (an HTML comment, a `[//]: # (…)` link
+    /// definition, blank lines) before a bot's text changes nothing any adapter reads, on
+    /// every bot fixture: each reads its first *visible* line.
+    #[test]
+    fn a_hidden_first_line_changes_nothing() {
+        use crate::adapters::fixture;
+        let summary = |out: &AdapterOutput| {
+            let mut rows: Vec<String> = out
+                .findings
+                .iter()
+                .map(|f| {
+                    let e = &f.evidence;
+                    format!(
+                        "{}:{:?} {:?} {} {}",
+                        e.file, e.line, f.severity, f.category, f.title
+                    )
+                })
+                .collect();
+            rows.push(format!(
+                "{:?}, {} skipped",
+                out.coverage,
+                out.malformed.len()
+            ));
+            rows
+        };
+        let mut folders = fixture::bot_folders();
+        folders.extend(
+            [
+                "pr-101-three-bots",
+                "pr-102-gemini-copilot",
+                "pr-103-edge-cases",
+            ]
+            .map(String::from),
+        );
+        let mut compared = 0;
+        for folder in &folders {
+            let snapshot = fixture::snapshot(folder);
+            let mut hidden = snapshot.clone();
+            let prefix = "<!-- bot-marker -->\n[//]: # (bot-marker)\n\n";
+            for c in hidden
+                .review_comments
+                .iter_mut()
+                .filter(|c| c.in_reply_to_id.is_none())
+            {
+                c.body = format!("{prefix}{}", c.body);
+            }
+            for body in hidden
+                .issue_comments
+                .iter_mut()
+                .filter_map(|c| c.body.as_mut())
+            {
+                *body = format!("{prefix}{body}");
+            }
+            for adapter in registry().iter().filter(|a| !a.default_logins().is_empty()) {
+                let logins: Vec<String> = adapter
+                    .default_logins()
+                    .iter()
+                    .map(|l| (*l).to_owned())
+                    .collect();
+                let plain = adapter.parse(&snapshot, &logins);
+                if plain.findings.is_empty() {
+                    continue;
+                }
+                compared += 1;
+                let read = adapter.parse(&hidden, &logins);
+                assert_eq!(
+                    summary(&read),
+                    summary(&plain),
+                    "{} on {folder}",
+                    adapter.id()
+                );
+            }
+        }
+        assert!(
+            compared >= 25,
+            "only {compared} adapter-fixture pairs compared"
+        );
+    }
 }

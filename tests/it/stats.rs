@@ -625,7 +625,7 @@ fn the_scorecard_carries_the_new_bots() {
     let expect = [
         ("claude-code-review", 1, 3),
         ("devin", 2, 7),
-        ("codescene", 1, 3),
+        ("codescene", 1, 4),
         ("codecov-ai", 1, 2),
         ("gitstream", 1, 3),
     ];
