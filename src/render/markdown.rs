@@ -529,7 +529,7 @@ fn render_finding(
 ) -> String {
     let c = &finding.consensus;
     let mut out = format!(
-        "- {}**{}** · {} · {} · {}\n  by {} · rank {}/27 · confidence {}\n",
+        "- {}**{}** · {} · {} · {}\n  by {} · score {}/27 · confidence {}\n",
         identity::badge(finding),
         c.severity,
         escape_inline(&c.title),

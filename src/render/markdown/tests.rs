@@ -211,6 +211,29 @@ fn comment_for_three_bots() {
     insta::assert_snapshot!(body);
 }
 
+/// Issue 24: the 1-27 number is each finding's score (severity x confidence x support), not
+/// its rank; the rank is the order findings are listed in (within a level, highest score
+/// first).
+#[test]
+fn each_finding_shows_its_score_and_the_list_is_the_rank() {
+    let outcome = three_bots();
+    let body = render_comment(&outcome, &linked());
+    let scores: Vec<u8> = body
+        .lines()
+        .filter_map(|line| line.split(" · score ").nth(1))
+        .map(|rest| rest.split('/').next().unwrap().parse().unwrap())
+        .collect();
+    let surfaced: Vec<u8> = outcome
+        .findings
+        .iter()
+        .filter(|f| !f.suppressed)
+        .map(|f| f.rank_score)
+        .collect();
+    assert!(!scores.is_empty());
+    assert_eq!(scores, surfaced[..scores.len()], "{body}");
+    assert!(!body.contains(" · rank "), "{body}");
+}
+
 #[test]
 fn loci_unlinked_without_server_url_or_sha() {
     let mut outcome = three_bots();
