@@ -90,10 +90,12 @@ pub fn analyze(
 ) -> Outcome {
     let mut findings = Vec::new();
     let mut statuses = Vec::new();
+    let mut unread_bots = Vec::new();
     if let Some(snapshot) = snapshot {
         let extraction = adapters::extract_selected(snapshot, bots, &options.extract);
         findings.extend(extraction.findings);
         statuses.extend(extraction.sources);
+        unread_bots = adapters::unread_bots(snapshot, &bots.read_sources());
     }
     let mut synthesis_options = options.synthesis.clone();
     let mut extra_statuses = Vec::with_capacity(extra.len());
@@ -188,6 +190,7 @@ pub fn analyze(
         fail_on_severity: options.fail_on_severity,
         required_bots: options.required.iter().map(RequiredGroup::label).collect(),
         not_reviewed,
+        unread_bots,
         gate,
         identity,
     }

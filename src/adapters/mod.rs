@@ -13,6 +13,7 @@ mod coverage;
 mod fixture;
 pub mod read;
 pub mod sarif;
+mod unread;
 
 pub use coverage::{last_activity, needed_surfaces};
 pub use read::common::{
@@ -21,6 +22,7 @@ pub use read::common::{
 };
 pub use read::signals::{Meaning, Needs, Signal};
 pub use read::{markdown, taxonomy};
+pub use unread::{unread_bots, NOT_REVIEWERS};
 
 use std::borrow::Cow;
 
@@ -251,6 +253,17 @@ pub fn extract_selected(
 }
 
 impl BotSelection {
+    /// Every source this selection runs the adapters of: the listed ones, or (unset) every
+    /// candidate of the default and `also` (`extract_selected` then keeps those that posted;
+    /// the others were read too and found nothing). A bot account none of them recognises
+    /// is one nobody reads (`unread_bots`).
+    pub fn read_sources(&self) -> Vec<SourceConfig> {
+        match self {
+            BotSelection::Listed(sources) => sources.clone(),
+            BotSelection::Posted { also } => posted_candidates(also),
+        }
+    }
+
     /// The sources whose completion a run waits for and reads signals for, on this snapshot:
     /// the listed ones; unset, `also` and the candidates that posted so far (as
     /// `extract_selected` keeps them) or show that they started (a check run in progress, a
