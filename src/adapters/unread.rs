@@ -161,10 +161,10 @@ mod tests {
     fn names_bots_no_source_reads_with_their_counts_and_a_hint() {
         let snapshot = PrSnapshot {
             review_comments: vec![
-                inline(1, "codacy-production[bot]", "Bot", None),
-                inline(2, "codacy-production[bot]", "Bot", None),
+                inline(1, "style-lint-io[bot]", "Bot", None),
+                inline(2, "style-lint-io[bot]", "Bot", None),
                 // A reply is chit-chat, not a review comment.
-                inline(3, "codacy-production[bot]", "Bot", Some(1)),
+                inline(3, "style-lint-io[bot]", "Bot", Some(1)),
                 inline(4, "sourcery-ai[bot]", "Bot", None),
                 inline(5, "deepcode-ci[bot]", "Bot", None),
                 // A login with `[bot]` is an app whatever the saved type says.
@@ -197,12 +197,9 @@ mod tests {
         assert_eq!(
             got,
             [
-                (
-                    "codacy-production[bot]",
-                    2,
-                    "generic=codacy-production[bot]"
-                ),
+                // Most comments first, then by login.
                 ("deepcode-ci[bot]", 2, "generic=deepcode-ci[bot]"),
+                ("style-lint-io[bot]", 2, "generic=style-lint-io[bot]"),
                 ("lintly[bot]", 1, "generic=lintly[bot]"),
                 // A built-in bot that `bots` left out: its adapter id is the hint.
                 ("sourcery-ai[bot]", 1, "sourcery"),
@@ -213,7 +210,7 @@ mod tests {
         let sources = [
             source("coderabbit", &[]),
             source("sourcery", &[]),
-            source("generic", &["codacy-production[bot]", "deepcode-ci"]),
+            source("generic", &["style-lint-io[bot]", "deepcode-ci"]),
         ];
         let unread = unread_bots(&snapshot, &sources);
         let names: Vec<&str> = unread.iter().map(|b| b.login.as_str()).collect();
