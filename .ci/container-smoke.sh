@@ -3,7 +3,8 @@
 # runner would (GITHUB_* env, event payload, inputs as INPUT_*) against a fake GitHub API on
 # 127.0.0.1 serving a fixture PR, and check the sticky comment, the outputs and the gate's
 # exit code. Also runs `demo` and `doctor` (builds the HTTPS client: TLS roots are bundled)
-# inside the image.
+# inside the image. Fails when README's container table is more than 5% off the binary and
+# image sizes measured here (the numbers a user reads stay true).
 #
 # Needs: the musl release binary (cargo build --release --locked --target
 # x86_64-unknown-linux-musl) and buildah (installed with apt-get when missing). No base
@@ -21,6 +22,10 @@ PR=101
 MARKER='<!-- review-bot-ack -->'
 MAX_BINARY=$((12 * 1024 * 1024))
 MAX_IMAGE=$((15 * 1024 * 1024))
+# How far README's sizes may drift from the measured ones (percent): a refit of
+# data/matching-model.json or a small change does not need a README edit, a new dependency
+# does.
+README_TOLERANCE=5
 
 SUDO=()
 if [ "$(id -u)" -ne 0 ]; then SUDO=(sudo); fi
@@ -73,6 +78,35 @@ image_bytes="$("${SUDO[@]}" du -sb "$rootfs" | cut -f1)"
 pull_bytes="$(stat -c %s "$work/image.tar")"
 [ "$image_bytes" -lt "$MAX_IMAGE" ] || fail "image is $image_bytes bytes, budget $MAX_IMAGE"
 echo "binary: $binary_bytes bytes; image: $image_bytes bytes uncompressed, $pull_bytes bytes compressed"
+
+# --- README's container table: the sizes a user reads, within README_TOLERANCE -------------
+# The row whose first cell starts with $1: the number in its "(1,234,567 bytes)".
+readme_bytes() {
+  grep -F "| $1" README.md | head -n1 | grep -Eo '\(([0-9],?)+ bytes\)' | tr -dc '0-9'
+}
+# `8,123,456` and `8.1 MB` for a byte count (decimal megabytes, as README writes them).
+as_readme() {
+  printf '%s (%s bytes)' \
+    "$(awk -v b="$1" 'BEGIN { printf "%.1f MB", b / 1000000 }')" \
+    "$(printf '%s' "$1" | sed ':a;s/\B[0-9]\{3\}\>/,&/;ta')"
+}
+readme_stale=""
+for row in "binary (:$binary_bytes" "image, uncompressed:$image_bytes" "image, compressed:$pull_bytes"; do
+  label="${row%:*}"
+  measured="${row##*:}"
+  claimed="$(readme_bytes "$label")"
+  if [ -z "$claimed" ]; then
+    readme_stale="$readme_stale\n  README has no \"| $label...\" row with \"(N bytes)\""
+    continue
+  fi
+  off=$(( claimed > measured ? claimed - measured : measured - claimed ))
+  if [ $(( off * 100 )) -gt $(( measured * README_TOLERANCE )) ]; then
+    readme_stale="$readme_stale\n  $label: README says $claimed bytes, measured $measured: write $(as_readme "$measured")"
+  fi
+done
+[ -z "$readme_stale" ] \
+  || fail "README's container table is more than ${README_TOLERANCE}% off:$(printf '%b' "$readme_stale")"
+echo "README's container table is within ${README_TOLERANCE}% of these sizes"
 
 in_container() {
   "${SUDO[@]}" buildah run --isolation=chroot "$@"

@@ -571,6 +571,20 @@ impl Gate {
     }
 }
 
+/// A bot account that left review comments on the PR which no configured source read:
+/// named in the comment's notes and the report's `unread_bots`, so that no bot is dropped
+/// without a word.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UnreadBot {
+    /// The account's login as GitHub gives it (`codacy-production[bot]`).
+    pub login: String,
+    /// Its top-level inline review comments plus its reviews with a body.
+    pub comments: usize,
+    /// The `bots` entry that reads it: `generic=<login>`, or the id of the built-in adapter
+    /// whose default login it is (left out by a `bots` list, or retired).
+    pub hint: String,
+}
+
 /// Everything one run decided, before it is written anywhere: the input of every renderer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Outcome {
@@ -592,6 +606,9 @@ pub struct Outcome {
     /// `required-bots` groups with no member that reviewed the head commit (`a|b`).
     #[serde(default)]
     pub not_reviewed: Vec<String>,
+    /// Bot accounts whose review comments no source read, most comments first.
+    #[serde(default)]
+    pub unread_bots: Vec<UnreadBot>,
     pub gate: Gate,
     /// What changed since the last run, acknowledgements, and the state to carry forward.
     #[serde(default)]

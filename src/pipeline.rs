@@ -158,6 +158,7 @@ pub struct Prepared {
     findings: Vec<NormalizedFinding>,
     pre_existing: Vec<NormalizedFinding>,
     statuses: Vec<SourceStatus>,
+    unread_bots: Vec<crate::model::UnreadBot>,
     corrections: identity::Corrections,
     own_constraints: Constraints,
     apart_constraints: Constraints,
@@ -175,10 +176,12 @@ pub fn prepare(
 ) -> Prepared {
     let mut findings = Vec::new();
     let mut statuses = Vec::new();
+    let mut unread_bots = Vec::new();
     if let Some(snapshot) = snapshot {
         let extraction = adapters::extract_selected(snapshot, bots, &options.extract);
         findings.extend(extraction.findings);
         statuses.extend(extraction.sources);
+        unread_bots = adapters::unread_bots(snapshot, &bots.read_sources());
     }
     let mut synthesis_options = options.synthesis.clone();
     let mut extra_statuses = Vec::with_capacity(extra.len());
@@ -229,6 +232,7 @@ pub fn prepare(
         findings,
         pre_existing,
         statuses,
+        unread_bots,
         corrections,
         own_constraints,
         apart_constraints,
@@ -382,6 +386,7 @@ impl Prepared {
             findings,
             pre_existing,
             statuses,
+            unread_bots,
             corrections,
             apart_constraints,
             consensus_options,
@@ -437,6 +442,7 @@ impl Prepared {
             fail_on_severity: options.fail_on_severity,
             required_bots: options.required.iter().map(RequiredGroup::label).collect(),
             not_reviewed,
+            unread_bots,
             gate,
             identity,
             judge: judge_run,

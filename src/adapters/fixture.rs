@@ -71,6 +71,21 @@ fn check_runs(dir: &Path, unreadable: &mut Vec<api::Unreadable>) -> api::Surface
     }
 }
 
+/// Every sample PR under `tests/fixtures/bots/` (`bots/<bot>`, the folders with a
+/// `pull.json`), sorted.
+pub(crate) fn bot_folders() -> Vec<String> {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/bots");
+    let mut folders: Vec<String> = std::fs::read_dir(root)
+        .expect("tests/fixtures/bots")
+        .filter_map(|entry| entry.ok())
+        .filter(|entry| entry.path().join("pull.json").is_file())
+        .filter_map(|entry| entry.file_name().into_string().ok())
+        .map(|name| format!("bots/{name}"))
+        .collect();
+    folders.sort();
+    folders
+}
+
 /// One adapter's raw output over a fixture folder, with its default logins.
 pub(crate) fn parse(adapter: &dyn crate::adapters::Adapter, folder: &str) -> AdapterOutput {
     let logins: Vec<String> = adapter

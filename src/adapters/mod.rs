@@ -13,6 +13,7 @@ mod coverage;
 mod fixture;
 pub mod read;
 pub mod sarif;
+mod unread;
 
 pub use coverage::{last_activity, needed_surfaces};
 pub use read::common::{
@@ -21,6 +22,7 @@ pub use read::common::{
 };
 pub use read::signals::{Meaning, Needs, Signal};
 pub use read::{markdown, taxonomy};
+pub use unread::{unread_bots, NOT_REVIEWERS};
 
 use std::borrow::Cow;
 
@@ -251,6 +253,17 @@ pub fn extract_selected(
 }
 
 impl BotSelection {
+    /// Every source this selection runs the adapters of: the listed ones, or (unset) every
+    /// candidate of the default and `also` (`extract_selected` then keeps those that posted;
+    /// the others were read too and found nothing). A bot account none of them recognises
+    /// is one nobody reads (`unread_bots`).
+    pub fn read_sources(&self) -> Vec<SourceConfig> {
+        match self {
+            BotSelection::Listed(sources) => sources.clone(),
+            BotSelection::Posted { also } => posted_candidates(also),
+        }
+    }
+
     /// The sources whose completion a run waits for and reads signals for, on this snapshot:
     /// the listed ones; unset, `also` and the candidates that posted so far (as
     /// `extract_selected` keeps them) or show that they started (a check run in progress, a
@@ -916,5 +929,84 @@ mod tests {
         };
         let x = extract(&snapshot, &[mapped], &ExtractOptions::default());
         assert_eq!(x.findings.len(), 1);
+    }
+
+    /// Issue 24: a line GitHub does not show (an HTML comment, a `[//]: # (…)` link
+    /// definition, blank lines) before a bot's text changes nothing any adapter reads, on
+    /// every bot fixture: each reads its first *visible* line.
+    #[test]
+    fn a_hidden_first_line_changes_nothing() {
+        use crate::adapters::fixture;
+        let summary = |out: &AdapterOutput| {
+            let mut rows: Vec<String> = out
+                .findings
+                .iter()
+                .map(|f| {
+                    let e = &f.evidence;
+                    format!(
+                        "{}:{:?} {:?} {} {}",
+                        e.file, e.line, f.severity, f.category, f.title
+                    )
+                })
+                .collect();
+            rows.push(format!(
+                "{:?}, {} skipped",
+                out.coverage,
+                out.malformed.len()
+            ));
+            rows
+        };
+        let mut folders = fixture::bot_folders();
+        folders.extend(
+            [
+                "pr-101-three-bots",
+                "pr-102-gemini-copilot",
+                "pr-103-edge-cases",
+            ]
+            .map(String::from),
+        );
+        let mut compared = 0;
+        for folder in &folders {
+            let snapshot = fixture::snapshot(folder);
+            let mut hidden = snapshot.clone();
+            let prefix = "<!-- bot-marker -->\n[//]: # (bot-marker)\n\n";
+            for c in hidden
+                .review_comments
+                .iter_mut()
+                .filter(|c| c.in_reply_to_id.is_none())
+            {
+                c.body = format!("{prefix}{}", c.body);
+            }
+            for body in hidden
+                .issue_comments
+                .iter_mut()
+                .filter_map(|c| c.body.as_mut())
+            {
+                *body = format!("{prefix}{body}");
+            }
+            for adapter in registry().iter().filter(|a| !a.default_logins().is_empty()) {
+                let logins: Vec<String> = adapter
+                    .default_logins()
+                    .iter()
+                    .map(|l| (*l).to_owned())
+                    .collect();
+                let plain = adapter.parse(&snapshot, &logins);
+                if plain.findings.is_empty() {
+                    continue;
+                }
+                compared += 1;
+                let read = adapter.parse(&hidden, &logins);
+                assert_eq!(
+                    summary(&read),
+                    summary(&plain),
+                    "{} on {folder}",
+                    adapter.id()
+                );
+            }
+        }
+        assert!(
+            compared >= 25,
+            "only {compared} adapter-fixture pairs compared"
+        );
     }
 }

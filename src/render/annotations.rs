@@ -232,6 +232,7 @@ mod tests {
             fail_on_severity: None,
             required_bots: Vec::new(),
             not_reviewed: Vec::new(),
+            unread_bots: Vec::new(),
             gate: Gate::Fail,
             identity: Default::default(),
             judge: None,

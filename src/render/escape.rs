@@ -131,6 +131,19 @@ pub fn escape_inline(text: &str) -> String {
     out
 }
 
+/// `text` as an inline code span, when it is made only of ASCII letters, digits, spaces
+/// and `-_=.,:[]` (a login such as `codacy-production[bot]`, a `bots: generic=<login>`
+/// hint): such text can close no span, hold no markup and mention no one. Anything else is
+/// `None`: put it through `escape_inline` instead.
+pub fn plain_code_span(text: &str) -> Option<String> {
+    let plain = !text.trim().is_empty()
+        && text.len() <= 400
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || " -_=.,:[]".contains(c));
+    plain.then(|| format!("`{text}`"))
+}
+
 /// Serialised JSON made inert inside an HTML comment (the state block): `<`, `>`, `&` and
 /// `@` become JSON's own `\u003c`, `\u003e`, `\u0026`, `\u0040` escapes, so the text can
 /// hold no `-->` (nor `--!>`) to end the comment early, no markup and no `@mention`; so do
@@ -301,6 +314,17 @@ mod tests {
             escape_url("https://github.com/a/b/pull/1#discussion_r1)x").as_deref(),
             Some("https://github.com/a/b/pull/1#discussion_r1%29x")
         );
+    }
+
+    #[test]
+    fn only_plain_text_becomes_a_code_span() {
+        assert_eq!(
+            plain_code_span("bots: generic=codacy-production[bot]").as_deref(),
+            Some("`bots: generic=codacy-production[bot]`")
+        );
+        for hostile in ["a`b", "@team", "x<!-- review-bot-ack -->", "a\nb", "", "é"] {
+            assert_eq!(plain_code_span(hostile), None, "{hostile:?}");
+        }
     }
 
     #[test]

@@ -9,7 +9,7 @@ use crate::model::{
     ConsensusLevel, Coverage, FailOn, Gate, Outcome, Severity, SourceState, SourceStatus,
     SuppressionReason, SynthesizedFinding,
 };
-use crate::render::escape::{encode_path, escape_inline, escape_url};
+use crate::render::escape::{encode_path, escape_inline, escape_url, plain_code_span};
 use crate::render::identity;
 
 /// The marker every sticky comment's first line carries.
@@ -296,6 +296,54 @@ fn render_sources(out: &mut String, outcome: &Outcome, detail: Notes) {
     if !noted.is_empty() {
         let _ = writeln!(out, "\n**Notes on sources:** {}.", noted.join("; "));
     }
+    render_unread(out, outcome, detail);
+}
+
+/// Bots named one by one under "Bots not read"; the rest are counted.
+const UNREAD_SHOWN: usize = 8;
+
+/// The bot accounts whose review comments no source read (issue 24), each with how many and
+/// the `bots` entry that would read it.
+fn render_unread(out: &mut String, outcome: &Outcome, detail: Notes) {
+    let unread = &outcome.unread_bots;
+    if unread.is_empty() {
+        return;
+    }
+    if detail == Notes::Counts {
+        let _ = writeln!(
+            out,
+            "\n**Bots not read:** {} (the JSON report names them).",
+            unread.len()
+        );
+        return;
+    }
+    let code = |text: &str| plain_code_span(text).unwrap_or_else(|| escape_inline(text));
+    let mut named: Vec<String> = unread
+        .iter()
+        .take(UNREAD_SHOWN)
+        .map(|bot| {
+            let noun = if bot.comments == 1 {
+                "review comment"
+            } else {
+                "review comments"
+            };
+            let hint = code(&format!("bots: {}", bot.hint));
+            format!("{} ({} {noun}; {hint})", code(&bot.login), bot.comments)
+        })
+        .collect();
+    if unread.len() > UNREAD_SHOWN {
+        named.push(format!(
+            "{} more in the JSON report",
+            unread.len() - UNREAD_SHOWN
+        ));
+    }
+    let _ = writeln!(
+        out,
+        "\n**Bots not read:** {}. No source reads them, so their comments count toward no \
+         agreement; a `bots` input that is set reads only what it lists, so list the bots you \
+         read beside them.",
+        named.join(", ")
+    );
 }
 
 /// `declined (notice: quota)`, `absent (check run X: in_progress)`, `absent`.
@@ -529,7 +577,7 @@ fn render_finding(
 ) -> String {
     let c = &finding.consensus;
     let mut out = format!(
-        "- {}**{}** · {} · {} · {}\n  by {} · rank {}/27 · confidence {}\n",
+        "- {}**{}** · {} · {} · {}\n  by {} · score {}/27 · confidence {}\n",
         identity::badge(finding),
         c.severity,
         escape_inline(&c.title),

@@ -5,7 +5,9 @@
 use serde::Serialize;
 
 use crate::identity::{Correction, Lapsed, Refusal, Tracked};
-use crate::model::{ConsensusLevel, FailOn, Outcome, Severity, SourceStatus, SynthesizedFinding};
+use crate::model::{
+    ConsensusLevel, FailOn, Outcome, Severity, SourceStatus, SynthesizedFinding, UnreadBot,
+};
 
 pub const REPORT_VERSION: u32 = 1;
 
@@ -27,6 +29,9 @@ pub struct Report<'a> {
     head_sha: Option<&'a str>,
     bots_ran: usize,
     sources: &'a [SourceStatus],
+    /// Bot accounts with review comments no source read: `login`, `comments`, `hint` (the
+    /// `bots` entry that reads it).
+    unread_bots: &'a [UnreadBot],
     counts: Counts,
     findings: &'a [SynthesizedFinding],
     fail_on: FailOn,
@@ -82,6 +87,7 @@ pub fn render_report(outcome: &Outcome) -> Report<'_> {
         head_sha: outcome.head_sha.as_deref(),
         bots_ran: outcome.bots_ran,
         sources: &outcome.sources,
+        unread_bots: &outcome.unread_bots,
         counts: Counts {
             confirmed: outcome.count_at(ConsensusLevel::Confirmed),
             needs_verification: outcome.count_at(ConsensusLevel::NeedsVerification),
@@ -178,6 +184,7 @@ mod tests {
             fail_on_severity: None,
             required_bots: Vec::new(),
             not_reviewed: Vec::new(),
+            unread_bots: Vec::new(),
             identity: Default::default(),
             judge: None,
         }
@@ -201,6 +208,20 @@ mod tests {
         assert_eq!(report["counts"]["confirmed"], 1);
         assert_eq!(report["counts"]["suppressed"], 1);
         assert_eq!(report["counts"]["total"], 2);
+        assert_eq!(report["unread_bots"], serde_json::json!([]));
+        let mut with_unread = outcome.clone();
+        with_unread.unread_bots = vec![UnreadBot {
+            login: "codacy-production[bot]".into(),
+            comments: 2,
+            hint: "generic=codacy-production[bot]".into(),
+        }];
+        let report = serde_json::to_value(render_report(&with_unread)).expect("serialise");
+        assert_eq!(
+            report["unread_bots"],
+            serde_json::json!([{"login": "codacy-production[bot]", "comments": 2,
+                "hint": "generic=codacy-production[bot]"}])
+        );
+        let report: serde_json::Value = serde_json::from_str(&text).expect("parse back");
 
         let first = &report["findings"][0];
         assert_eq!(

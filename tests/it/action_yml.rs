@@ -434,3 +434,36 @@ fn readme_example_is_the_demo_output() {
          UPDATE_README=1 cargo test --test it readme_example"
     );
 }
+
+/// README's container table (issue 24): `.ci/container-smoke.sh` fails when its byte counts
+/// are more than 5% off the built binary and image, and finds them by the rows' first words
+/// and their `(N bytes)`; here each of the three rows is there, and the rounded size a reader
+/// sees first is the byte count in decimal megabytes.
+#[test]
+fn readme_container_sizes_are_readable_and_agree_with_their_bytes() {
+    let readme = read("README.md");
+    let lines = section(&readme, "## The container");
+    for label in ["binary (", "image, uncompressed", "image, compressed"] {
+        let row = lines
+            .iter()
+            .find(|l| l.starts_with(&format!("| {label}")))
+            .unwrap_or_else(|| panic!("README's container table has no `{label}` row"));
+        let cells = split_row(row);
+        let size = cells[1].trim();
+        let (shown, bytes) = size
+            .split_once(" MB (")
+            .unwrap_or_else(|| panic!("`{size}`: write `8.1 MB (8,123,456 bytes)`"));
+        let bytes: u64 = bytes
+            .strip_suffix(" bytes)")
+            .unwrap_or_else(|| panic!("`{size}`: no `(N bytes)`"))
+            .replace(',', "")
+            .parse()
+            .unwrap_or_else(|e| panic!("`{size}`: {e}"));
+        let shown: f64 = shown.parse().unwrap_or_else(|e| panic!("`{size}`: {e}"));
+        assert_eq!(
+            format!("{shown:.1}"),
+            format!("{:.1}", bytes as f64 / 1_000_000.0),
+            "`{size}`: the megabytes and the bytes disagree"
+        );
+    }
+}

@@ -29,6 +29,9 @@ const MINE: &[&str] = &[
     "gitstream",
     "bito",
     "korbit",
+    "amazon-q",
+    "codacy",
+    "codefactor",
 ];
 const GENERIC_LOGIN: &str = "acme-reviewer[bot]";
 
@@ -68,6 +71,13 @@ fn fragment() -> impl Strategy<Value = String> {
             "❌ New issue: Complex Method\n", "❌ Getting worse: ", "✅ Getting better: ", "[//]: # (cs-code-health)", "**Gates Failed**",
             "### ✨ PR Review\n", "<summary>🐞 Bug - T</summary>", "(Security)</summary>", "/blob/abc/a.py#L3-L9", "`a.py:4`", "Lines 9-",
             "On it! We are reviewing the PR", "No changes requiring review at this time.",
+            ":stop_sign: **Logic Error**: ", "⚠️ **Security Vulnerability:** ", "## Review Summary\n",
+            "I'm not able to complete the code review", "<sub>:red_circle: HIGH RISK</sub>\n", "<sub>⚪ LOW RISK</sub>",
+            "Nitpick: ", "[See Issue in Codacy](https://x/issues#issue-6b35998df0375244)", "#issue-",
+            "Try running the following prompt in your IDE agent:\n", "<!-- e34d5167-b092-49eb-b8c8-33859ab00079 -->",
+            "### Pull Request Overview\n", "<summary><b><code>2</code> comments outside of the diff</b></summary>",
+            "<summary><code>a.py</code></summary>", "> <sub>`line 105` :yellow_circle: MEDIUM RISK</sub>\n> ", "`line ",
+            "Field '_x' should not begin with an underscore.", "'", "\"",
         ]).prop_map(str::to_owned),
     ]
 }

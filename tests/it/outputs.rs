@@ -140,6 +140,8 @@ fn previous_report(outcome: &Outcome) -> Value {
         "head_sha": outcome.head_sha,
         "bots_ran": outcome.bots_ran,
         "sources": to_json(&outcome.sources),
+        // Issue 24: the bot accounts whose review comments no source read.
+        "unread_bots": to_json(&outcome.unread_bots),
         "counts": {
             "confirmed": outcome.count_at(ConsensusLevel::Confirmed),
             "needs-verification": outcome.count_at(ConsensusLevel::NeedsVerification),

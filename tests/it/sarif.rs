@@ -171,6 +171,9 @@ fn the_new_bots_reach_the_sarif_and_pre_existing_findings_do_not() {
         ("bots/codescene", "codescene"),
         ("bots/codecov-ai", "codecov-ai"),
         ("bots/gitstream", "gitstream"),
+        ("bots/amazon-q", "amazon-q"),
+        ("bots/codacy", "codacy"),
+        ("bots/codefactor", "codefactor"),
     ]
     .into_iter()
     .enumerate()

@@ -596,6 +596,9 @@ fn the_scorecard_carries_the_new_bots() {
         "codescene",
         "codecov-ai",
         "gitstream",
+        "amazon-q",
+        "codacy",
+        "codefactor",
     ]
     .iter()
     .map(|id| SourceConfig {
@@ -610,6 +613,9 @@ fn the_scorecard_carries_the_new_bots() {
         "bots/codescene",
         "bots/codecov-ai",
         "bots/gitstream",
+        "bots/amazon-q",
+        "bots/codacy",
+        "bots/codefactor",
     ]
     .iter()
     .map(|folder| record_pr(&crate::adapters::load_fixture(folder), &sources, ""))
@@ -625,9 +631,12 @@ fn the_scorecard_carries_the_new_bots() {
     let expect = [
         ("claude-code-review", 1, 3),
         ("devin", 2, 7),
-        ("codescene", 1, 3),
+        ("codescene", 1, 4),
         ("codecov-ai", 1, 2),
         ("gitstream", 1, 3),
+        ("amazon-q", 1, 3),
+        ("codacy", 1, 6),
+        ("codefactor", 1, 3),
     ];
     for (name, reviewed, raised) in expect {
         let r = row(name);

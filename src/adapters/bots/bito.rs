@@ -78,7 +78,7 @@ fn status(body: &str) -> Status {
 /// The first `<b>…</b>` at the start of the comment (outside code), as plain text.
 fn html_bold(body: &str) -> Option<String> {
     let masked = markdown::mask_code(body);
-    let head = masked.trim_start();
+    let head = markdown::visible_start(&masked);
     if !head.starts_with('<') {
         return None;
     }

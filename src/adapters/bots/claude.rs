@@ -11,6 +11,7 @@
 
 use super::claude_code_review::{is_code_review_post, opening_marker};
 use crate::adapters::read::inline::{self, Status};
+use crate::adapters::read::markdown;
 use crate::adapters::{Activity, Adapter, AdapterOutput, Identity, Signal};
 use crate::api::PrSnapshot;
 
@@ -85,7 +86,9 @@ impl Adapter for Claude {
 /// The tracking comment's header: finished, an error, or still working (started); anything
 /// else (a chat answer) says nothing about coverage.
 fn status(body: &str) -> Status {
-    let head = body.trim_start().trim_start_matches('*').to_lowercase();
+    let head = markdown::visible_start(body)
+        .trim_start_matches('*')
+        .to_lowercase();
     if head.starts_with("claude finished") {
         Status::Done(None)
     } else if head.starts_with("claude encountered an error") || inline::is_notice(body, DECLINED) {

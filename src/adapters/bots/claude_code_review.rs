@@ -152,7 +152,7 @@ fn status(body: &str) -> Status {
 /// marker (a Copilot comment may open with "Nit:").
 pub(crate) fn opening_marker(body: &str) -> Option<(Marker, String)> {
     let visible = markdown::strip_hidden(&markdown::normalize_newlines(body));
-    let text = visible.trim_start();
+    let text = markdown::visible_start(&visible);
     let first = text.chars().next()?;
     let (marker, _, word) = Marker::ALL.into_iter().find(|(_, c, _)| *c == first)?;
     let mut rest = text[first.len_utf8()..].trim_start_matches(['\u{fe0f}', ' ']);
@@ -218,7 +218,9 @@ fn is_code_review_review(review: &Review, snapshot: &PrSnapshot) -> bool {
 
 /// The Claude app's tracking comment header (the `claude` adapter's status comment).
 pub(crate) fn is_tracking_comment(body: &str) -> bool {
-    let head = body.trim_start().trim_start_matches('*').to_lowercase();
+    let head = markdown::visible_start(body)
+        .trim_start_matches('*')
+        .to_lowercase();
     [
         "claude finished",
         "claude code is working",

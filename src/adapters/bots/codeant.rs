@@ -83,7 +83,7 @@ fn status(body: &str) -> Status {
 /// tag; a body without the label is read as prose.
 fn suggestion(body: &str) -> Result<(String, Option<String>), String> {
     let visible = markdown::strip_hidden(body);
-    let text = visible.trim_start();
+    let text = markdown::visible_start(&visible);
     let Some(rest) = text
         .strip_prefix("**Suggestion:**")
         .or_else(|| text.strip_prefix("Suggestion:"))

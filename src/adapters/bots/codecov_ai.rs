@@ -9,6 +9,7 @@
 //! (`pr_review_publisher.py`, `repo_client.py`); docs/adapters.md.
 
 use crate::adapters::read::inline::{self, Status};
+use crate::adapters::read::markdown;
 use crate::adapters::{Adapter, AdapterOutput, Identity};
 use crate::api::PrSnapshot;
 
@@ -43,7 +44,7 @@ impl Adapter for CodecovAi {
 /// The acknowledgement starts a review, "no changes requiring review" finishes a clean one;
 /// the test-generation notes and anything else say nothing about the review.
 fn status(body: &str) -> Status {
-    let lower = body.trim().to_lowercase();
+    let lower = markdown::visible_start(body).trim_end().to_lowercase();
     if lower.contains("unit tests") {
         // "Codecov has generated a new PR with unit tests…", "… unit tests are not necessary"
         Status::Other
@@ -72,6 +73,13 @@ mod tests {
         );
         assert_eq!(
             status("No changes requiring review at this time."),
+            Status::Done(None)
+        );
+        // A hidden first line is not what the comment opens with (issue 24).
+        assert_eq!(
+            status(
+                "<!-- codecov-ai -->\n[//]: # (status)\nNo changes requiring review at this time."
+            ),
             Status::Done(None)
         );
         assert_eq!(

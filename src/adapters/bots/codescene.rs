@@ -111,13 +111,14 @@ fn status(body: &str) -> Status {
     }
 }
 
-/// The first visible line `❌ New issue: Complex Method` (the smell possibly bold): the
-/// verdict, the smell and the text below (the measure, without the Suppress link).
+/// The first visible line `❌ New issue: Complex Method` (the label or the smell possibly
+/// bold, `❌ **New issue:** Primitive Obsession`; a hidden `[//]: # (…)` line before it
+/// skipped): the verdict, the smell and the text below (the measure, without the Suppress
+/// link).
 fn header(body: &str) -> Option<(Verdict, String, String)> {
     let visible = markdown::strip_hidden(&markdown::normalize_newlines(body));
-    let text = visible.trim_start();
-    let (line, below) = text.split_once('\n').unwrap_or((text, ""));
-    let line = line.trim();
+    let (line, below) = markdown::first_visible_line(&visible);
+    let line = markdown::inline_plain(line.trim());
     let verdict = if line.starts_with('❌') {
         Verdict::Worse
     } else if line.starts_with('✅') {
@@ -126,7 +127,7 @@ fn header(body: &str) -> Option<(Verdict, String, String)> {
         return None;
     };
     let (_, smell) = line.split_once(':')?;
-    let smell = markdown::inline_plain(smell.trim()).replace('`', "");
+    let smell = smell.trim().replace('`', "");
     let measure: Vec<&str> = below.lines().filter(|l| !is_suppress_link(l)).collect();
     Some((verdict, smell, measure.join("\n").trim().to_owned()))
 }
@@ -181,6 +182,16 @@ mod tests {
             Some(Verdict::Better)
         );
         assert_eq!(header("A remark without a verdict"), None);
+        // Issue 24: a hidden link-definition line first, the label bold.
+        let (verdict, smell, measure) = header(
+            "[//]: # (cs-code-health)\n❌ **New issue:** Primitive Obsession\nIn this module, 62.5% of all function arguments are primitive types, threshold = 30.0%",
+        )
+        .unwrap();
+        assert_eq!(
+            (verdict, smell.as_str()),
+            (Verdict::Worse, "Primitive Obsession")
+        );
+        assert!(measure.starts_with("In this module, 62.5%"), "{measure}");
     }
 
     #[test]
@@ -210,6 +221,14 @@ mod tests {
                     Severity::Low,
                     "maintainability",
                     "Excess Number of Function Arguments: build_payout has 6 arguments, max arguments = 4"
+                ),
+                // Opens with `[//]: # (cs-code-health)`, which GitHub does not show (issue 24).
+                (
+                    "app/services/reconcile.py",
+                    Some(1),
+                    Severity::Low,
+                    "maintainability",
+                    "Primitive Obsession: In this module, 62.5% of all function arguments are primitive types, threshold = 30.0%"
                 ),
             ]
         );

@@ -113,7 +113,7 @@ pub(crate) fn reviewed_commit(body: &str) -> Option<&str> {
 
 /// The badge's priority and the title that follows it on the bold first line.
 pub(crate) fn read_header(body: &str) -> Option<(Severity, String)> {
-    let first = body.trim_start().lines().next()?;
+    let (first, _) = markdown::first_visible_line(body);
     let start = first.find("![")?;
     let (alt, rest) = first[start + 2..].split_once("](")?;
     let (url, after) = rest.split_once(')')?;
@@ -130,8 +130,7 @@ pub(crate) fn read_header(body: &str) -> Option<(Severity, String)> {
 
 /// The prose after the header line, without the feedback footer.
 pub(crate) fn explanation(body: &str) -> String {
-    let body = body.trim_start();
-    let rest = body.split_once('\n').map_or("", |(_, rest)| rest);
+    let (_, rest) = markdown::first_visible_line(body);
     rest.lines()
         .filter(|line| !line.trim_start().starts_with("Useful? React with"))
         .collect::<Vec<_>>()

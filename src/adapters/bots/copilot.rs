@@ -153,7 +153,7 @@ fn inline_finding(
         .ok_or("empty body")?;
     let (prefixed, nitpick, first) = prefix_severity(&first);
     // Its own prefix, else a severity picture on its first line, else the overview's.
-    let first_line = visible.trim_start().lines().next().unwrap_or("");
+    let (first_line, _) = markdown::first_visible_line(&visible);
     let severity = prefixed
         .or_else(|| overview::picture_severity(first_line))
         .or(listed);
@@ -174,7 +174,7 @@ fn inline_finding(
     finding.evidence.end_line = anchor.end_line;
     finding.evidence.also = also_appears(&visible);
     let first_title = markdown::first_sentence(&first).to_owned();
-    let trimmed = visible.trim_start();
+    let trimmed = markdown::visible_start(&visible);
     let unprefixed = trimmed.strip_prefix("[nitpick]").unwrap_or(trimmed);
     finding.detail = detail_after_title(unprefixed, &first_title);
     finding.nitpick = nitpick;
@@ -338,6 +338,27 @@ mod tests {
             id: 175728472,
             kind: "Bot".into(),
         })
+    }
+
+    /// A severity picture on the first visible line, after lines GitHub does not show
+    /// (issue 24).
+    #[test]
+    fn a_severity_picture_after_a_hidden_line() {
+        let comment = ReviewComment {
+            id: 21,
+            user: copilot_user(),
+            body: "<!-- copilot-comment -->\n[//]: # (copilot:finding)\n<img alt=\"high\" src=\"https://github.com/images/copilot-code-review/high-severity.svg\"> The loop never ends when the queue is empty.".into(),
+            path: Some("app/a.py".into()),
+            line: Some(4),
+            ..ReviewComment::default()
+        };
+        let anchor = crate::adapters::anchor(&comment).unwrap();
+        let finding = inline_finding(&comment, &anchor, None).unwrap();
+        assert_eq!(finding.severity, Severity::High);
+        assert_eq!(
+            finding.title,
+            "The loop never ends when the queue is empty."
+        );
     }
 
     #[test]

@@ -68,7 +68,7 @@ impl Adapter for Cubic {
 
 /// `P1: claim` -> (high, "claim"); no prefix -> (None, the text).
 fn priority_prefix(text: &str) -> (Option<Severity>, &str) {
-    let trimmed = text.trim_start();
+    let trimmed = markdown::visible_start(text);
     match trimmed.split_once(':') {
         Some((label, rest)) if label.len() == 2 => match taxonomy::priority_severity(label) {
             Some(severity) => (Some(severity), rest.trim_start()),

@@ -93,7 +93,8 @@ impl Adapter for Devin {
         let mut activity = Activity::new(snapshot.head_sha());
         let mut out = AdapterOutput::default();
         // A top-level `✅ Resolved` note is not a finding.
-        let is_finding = |c: &ReviewComment| !c.body.trim_start().starts_with(RESOLVED);
+        let is_finding =
+            |c: &ReviewComment| !markdown::visible_start(&c.body).starts_with(RESOLVED);
         inline::read_comments_where(
             snapshot,
             &identity,
@@ -127,7 +128,7 @@ fn read_inline(
         None => body.as_str(),
     };
     let visible = markdown::strip_hidden(body);
-    let text = visible.trim_start();
+    let text = markdown::visible_start(&visible);
     let (marker, rest) = opening_kind(text);
     let id_kind = meta.as_ref().and_then(|m| kind_of_id(&m.id));
     let kind = marker.or(id_kind).unwrap_or(Kind::Bug);
@@ -239,7 +240,8 @@ fn withdraw_resolved(snapshot: &PrSnapshot, identity: &Identity, out: &mut Adapt
         let Some(parent) = reply.in_reply_to_id else {
             continue;
         };
-        if !identity.matches(reply.user.as_ref()) || !reply.body.trim_start().starts_with(RESOLVED)
+        if !identity.matches(reply.user.as_ref())
+            || !markdown::visible_start(&reply.body).starts_with(RESOLVED)
         {
             continue;
         }
@@ -563,6 +565,11 @@ mod tests {
         assert_eq!(
             out.findings[0].title,
             "Payout retries reuse the idempotency key of the failed capture"
+        );
+        // A `[//]: # (…)` line GitHub does not show comes before its marker (issue 24).
+        assert_eq!(
+            out.findings[1].title,
+            "Balance check ignores pending debits"
         );
         assert_eq!(
             out.findings[3].title,

@@ -63,8 +63,7 @@ impl Adapter for Gemini {
 
 /// The severity badge at the start of the body and the text after it.
 pub(crate) fn read_badge(body: &str) -> (Option<Severity>, &str) {
-    let trimmed = body.trim_start();
-    let Some(rest) = trimmed.strip_prefix("![") else {
+    let Some(rest) = markdown::visible_start(body).strip_prefix("![") else {
         return (None, body);
     };
     let Some((alt, rest)) = rest.split_once("](") else {
@@ -98,6 +97,35 @@ mod tests {
     use super::*;
     use crate::adapters::{fixture, ExtractOptions};
     use crate::model::{CategorySource, Coverage, SourceState};
+
+    /// `bots/gemini`: the second comment opens with an HTML comment and a `[//]: # (…)` line
+    /// before its badge (issue 24): the badge still gives its severity.
+    #[test]
+    fn sample_comments() {
+        let out = fixture::parse(&Gemini, "bots/gemini");
+        assert!(out.malformed.is_empty(), "{:?}", out.malformed);
+        let got = fixture::places_and(&out.findings, |f| f.title.as_str());
+        assert_eq!(
+            got,
+            vec![
+                (
+                    "app/services/fx_rates.py",
+                    Some(44),
+                    Severity::Medium,
+                    "performance",
+                    "The rate table is fetched again for every payout in the batch."
+                ),
+                (
+                    "app/services/fx_rates.py",
+                    Some(61),
+                    Severity::High,
+                    "bug",
+                    "Rounding with round() on a float product can pay out one cent too much."
+                ),
+            ]
+        );
+        assert_eq!(out.coverage, Coverage::Reviewed);
+    }
 
     #[test]
     fn badge_from_alt_text_or_url_in_both_critical_spellings() {

@@ -228,7 +228,8 @@ fn alert_title(alert: &CodeScanningAlert) -> String {
 fn heading_title(body: &str) -> Option<String> {
     let visible = markdown::strip_hidden(&markdown::normalize_newlines(body));
     let masked = markdown::mask_code_blocks(&visible);
-    let line = masked.lines().map(str::trim).find(|l| !l.is_empty())?;
+    let (line, _) = markdown::first_visible_line(&masked);
+    let line = line.trim();
     let heading = line.strip_prefix('#')?.trim_start_matches('#').trim();
     if heading.to_lowercase().contains("show more details") {
         return None;
@@ -335,6 +336,40 @@ fn alert_finding(alert: &CodeScanningAlert) -> Result<NormalizedFinding, String>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `bots/gh-advanced-security`: code-scanning comments without the alerts endpoint; the
+    /// second opens with an HTML comment and a `[//]: # (…)` line before its heading (issue
+    /// 24): the heading still titles it.
+    #[test]
+    fn sample_comments() {
+        let out = crate::adapters::fixture::parse(&GhAdvancedSecurity, "bots/gh-advanced-security");
+        assert!(out.malformed.is_empty(), "{:?}", out.malformed);
+        let got = crate::adapters::fixture::places_and(&out.findings, |f| {
+            (f.title.as_str(), f.finding_id.as_str())
+        });
+        assert_eq!(
+            got,
+            vec![
+                (
+                    "app/services/links.py",
+                    Some(12),
+                    Severity::Medium,
+                    "security",
+                    ("Incomplete URL substring sanitization", "alert-51")
+                ),
+                (
+                    "app/auth/tokens.py",
+                    Some(27),
+                    Severity::Medium,
+                    "security",
+                    (
+                        "Use of a broken or weak cryptographic hashing algorithm on sensitive data",
+                        "alert-52"
+                    )
+                ),
+            ]
+        );
+    }
 
     #[test]
     fn join_key_and_heading() {

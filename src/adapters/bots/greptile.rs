@@ -80,8 +80,7 @@ fn status(body: &str) -> Status {
 /// Severity, weak category, title and explanation of one inline comment.
 fn read_body(body: &str) -> Result<(Severity, NativeCategory, String, String), String> {
     if let Some(severity) = read_priority(body) {
-        let trimmed = body.trim_start();
-        let (first, rest) = trimmed.split_once('\n').unwrap_or((trimmed, ""));
+        let (first, rest) = markdown::first_visible_line(body);
         let title = markdown::first_bold_span(first)
             .or_else(|| inline::sentence_title(rest))
             .ok_or("priority badge without a title")?;
@@ -109,7 +108,7 @@ fn read_body(body: &str) -> Result<(Severity, NativeCategory, String, String), S
 
 /// The priority badge on the first line, from its alt text or its `pN.svg` file name.
 pub(crate) fn read_priority(body: &str) -> Option<Severity> {
-    let first_line = body.trim_start().lines().next().unwrap_or("");
+    let (first_line, _) = markdown::first_visible_line(body);
     html::images(first_line).iter().find_map(|img| {
         taxonomy::priority_severity(&img.alt)
             .or_else(|| taxonomy::priority_severity(html::src_stem(&img.src)))
@@ -118,7 +117,7 @@ pub(crate) fn read_priority(body: &str) -> Option<Severity> {
 
 /// The older `**logic:** text` prefix: the weak category it implies and the text after it.
 pub(crate) fn type_prefix(body: &str) -> Option<(Category, &str)> {
-    let rest = body.trim_start().strip_prefix("**")?;
+    let rest = markdown::visible_start(body).strip_prefix("**")?;
     let (label, rest) = rest.split_once(":**")?;
     let category = match label.trim().to_ascii_lowercase().as_str() {
         "logic" | "syntax" => Category::Bug,

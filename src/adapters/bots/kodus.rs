@@ -123,7 +123,7 @@ struct Read {
 /// The badge line (severity, category), then the prose.
 fn read_body(body: &str) -> Result<Read, String> {
     let text = markdown::normalize_newlines(body);
-    let trimmed = text.trim_start();
+    let trimmed = markdown::visible_start(&text);
     let (first, rest) = trimmed.split_once('\n').unwrap_or((trimmed, ""));
     let badges = markdown::images(first);
     if badges.is_empty() {

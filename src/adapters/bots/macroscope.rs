@@ -124,7 +124,7 @@ fn meta_field(body: &str, key: &str) -> Option<String> {
 
 /// The first line `🟡 **Medium** \`path:line\``: (severity, the text after it).
 fn header(visible: &str) -> (Option<Severity>, &str) {
-    let trimmed = visible.trim_start();
+    let trimmed = markdown::visible_start(visible);
     let (first, rest) = trimmed.split_once('\n').unwrap_or((trimmed, ""));
     match markdown::first_bold_span(first).and_then(|b| taxonomy::severity_word(&b)) {
         Some(severity) => (Some(severity), rest),

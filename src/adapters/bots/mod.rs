@@ -6,11 +6,14 @@
 
 use crate::adapters::Adapter;
 
+mod amazon_q;
 mod bito;
 mod claude;
 mod claude_code_review;
+mod codacy;
 mod codeant;
 mod codecov_ai;
+mod codefactor;
 mod coderabbit;
 mod codescene;
 mod codex;
@@ -57,6 +60,9 @@ pub(crate) static REGISTRY: &[&dyn Adapter] = &[
     &codescene::CodeScene,
     &gitstream::GitStream,
     &bito::Bito,
+    &amazon_q::AmazonQ,
+    &codacy::Codacy,
+    &codefactor::CodeFactor,
     &korbit::Korbit,
     &generic::Generic,
 ];

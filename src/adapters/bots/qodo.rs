@@ -67,7 +67,7 @@ impl Adapter for Qodo {
             &mut out,
             |comment, anchor| {
                 let body = markdown::normalize_newlines(&comment.body);
-                let first = body.trim_start().lines().next().unwrap_or("");
+                let (first, explanation) = markdown::first_visible_line(&body);
                 let (title, native) = match item_header(first) {
                     Some((number, title, tags, _)) => {
                         twins.push(((number, title_key(&title)), comment.id));
@@ -80,10 +80,6 @@ impl Adapter for Qodo {
                         (title, NativeCategory::none())
                     }
                 };
-                let explanation = body
-                    .trim_start()
-                    .split_once('\n')
-                    .map_or("", |(_, rest)| rest);
                 Ok(inline::finding(
                     self.id(),
                     comment,

@@ -49,8 +49,7 @@ impl Adapter for Sentry {
             let body = markdown::normalize_newlines(&comment.body);
             let (severity, confidence) = sub_labels(&body);
             let visible = markdown::strip_hidden(&body);
-            let claim = visible
-                .trim_start()
+            let claim = markdown::visible_start(&visible)
                 .strip_prefix("**Bug:**")
                 .unwrap_or(&visible)
                 .to_owned();
@@ -132,6 +131,11 @@ mod tests {
             "Refunding after a partial capture raises `KeyError` because the capture map is keyed by payment id.".replace('`', "")
         );
         assert!(!out.findings[0].detail.contains("Detailed Analysis"));
+        // Its body opens with a `[//]: # (…)` line GitHub does not show (issue 24).
+        assert_eq!(
+            out.findings[1].title,
+            "close_period hides database failures behind a zero balance, so a closed period can report nothing owed."
+        );
         assert_eq!(out.findings[1].confidence, 0.81);
         assert_eq!(out.coverage, Coverage::Reviewed);
     }

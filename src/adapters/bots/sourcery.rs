@@ -81,7 +81,7 @@ impl Adapter for Sourcery {
 
 /// Budget, rate-limit and size refusals ("Sorry @user, ...").
 fn is_notice(body: &str) -> bool {
-    let lower = body.trim_start().to_lowercase();
+    let lower = markdown::visible_start(body).to_lowercase();
     lower.starts_with("sorry @")
         && (lower.contains("review budget")
             || lower.contains("rate limit")
@@ -141,7 +141,7 @@ fn strip_rule_link(title: &str) -> &str {
 fn inline_finding(comment: &ReviewComment, anchor: &Anchor) -> Result<NormalizedFinding, String> {
     let text = markdown::normalize_newlines(&comment.body);
     let visible = markdown::strip_hidden(&text);
-    let trimmed = visible.trim_start();
+    let trimmed = markdown::visible_start(&visible);
     let first_line = trimmed.lines().next().unwrap_or("");
 
     // `**issue (bug_risk):** Title` — the bold label includes the colon.
@@ -192,6 +192,35 @@ fn inline_finding(comment: &ReviewComment, anchor: &Anchor) -> Result<Normalized
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `bots/sourcery`: two inline comments, the second opening with an HTML comment and a
+    /// `[//]: # (…)` line that GitHub does not show (issue 24): both read alike.
+    #[test]
+    fn sample_comments() {
+        let out = crate::adapters::fixture::parse(&Sourcery, "bots/sourcery");
+        assert!(out.malformed.is_empty(), "{:?}", out.malformed);
+        let got = crate::adapters::fixture::places_and(&out.findings, |f| f.title.as_str());
+        assert_eq!(
+            got,
+            vec![
+                (
+                    "app/webhooks/retry.py",
+                    Some(28),
+                    Severity::Medium,
+                    "bug",
+                    "The retry loop never waits between attempts, so a provider outage is hammered with requests."
+                ),
+                (
+                    "app/webhooks/verify.py",
+                    Some(20),
+                    Severity::High,
+                    "security",
+                    "The signature is compared with `==`, which returns early and leaks timing."
+                ),
+            ]
+        );
+        assert_eq!(out.coverage, crate::model::Coverage::Reviewed);
+    }
 
     fn comment(body: &str) -> ReviewComment {
         ReviewComment {

@@ -20,7 +20,8 @@ pub struct Identity {
     ids: Vec<u64>,
 }
 
-fn bare_login(login: &str) -> String {
+/// `My-Bot[bot]` -> `my-bot`: a login as compared (case-insensitive, `[bot]` optional).
+pub(crate) fn bare_login(login: &str) -> String {
     let lower = login.trim().to_lowercase();
     lower.strip_suffix("[bot]").unwrap_or(&lower).to_owned()
 }

@@ -219,6 +219,43 @@ pub fn strip_hidden(text: &str) -> String {
     cut_ranges(text, cuts)
 }
 
+/// `text` from its first visible line on: the leading blank lines, HTML comments
+/// (`<!-- … -->`; an unclosed one hides the rest) and link reference definitions skipped.
+/// A definition renders as nothing, so bots use one as a comment: CodeScene opens with
+/// `[//]: # (cs-code-health)`. What follows the first visible line is left as it is, and
+/// the result is a slice of `text`, so offsets into it carry over. Every reader of a
+/// comment's "first line" starts here.
+pub fn visible_start(text: &str) -> &str {
+    let mut rest = text;
+    loop {
+        let trimmed = rest.trim_start();
+        if let Some(after) = trimmed.strip_prefix("<!--") {
+            rest = after.find("-->").map_or("", |end| &after[end + 3..]);
+            continue;
+        }
+        let (line, after) = trimmed.split_once('\n').unwrap_or((trimmed, ""));
+        if !is_link_definition(line) {
+            return trimmed;
+        }
+        rest = after;
+    }
+}
+
+/// The first visible line of `text` (`visible_start`) and the text after it.
+pub fn first_visible_line(text: &str) -> (&str, &str) {
+    let start = visible_start(text);
+    start.split_once('\n').unwrap_or((start, ""))
+}
+
+/// `line` is a whole link reference definition (`[label]: destination "title"`): Markdown
+/// that renders as nothing, which the parser reads without emitting an event.
+fn is_link_definition(line: &str) -> bool {
+    let line = line.trim();
+    line.starts_with('[')
+        && line.contains("]:")
+        && Parser::new_ext(line, parser_options()).next().is_none()
+}
+
 /// `text` with `cuts` (possibly overlapping) removed, each replaced by a blank line.
 pub fn cut_ranges(text: &str, mut cuts: Vec<Range<usize>>) -> String {
     cuts.sort_by_key(|r| r.start);
@@ -602,6 +639,40 @@ mod tests {
                 ),
             ]
         );
+    }
+
+    #[test]
+    fn the_first_visible_line_skips_comments_definitions_and_blank_lines() {
+        let cases = [
+            (
+                "[//]: # (cs-code-health)\n❌ New issue: X\nmore",
+                "❌ New issue: X",
+            ),
+            (
+                "\n\n<!-- a -->\n\n[//]: # \"b\"\n[comment]: <> (c)\n\n**T**\n",
+                "**T**",
+            ),
+            ("<!-- multi\nline --> 🔴 **Title**\nbelow", "🔴 **Title**"),
+            (
+                "[1]: https://example.com/x\n![high](u) text",
+                "![high](u) text",
+            ),
+            // Not definitions: a reference link, a label without a destination, prose.
+            (
+                "[x][1] is visible\n\n[1]: https://e.com",
+                "[x][1] is visible",
+            ),
+            ("[note]: \nvisible", "[note]: "),
+            ("plain\n[//]: # (x)", "plain"),
+            ("<!-- unclosed\nall hidden", ""),
+            ("", ""),
+        ];
+        for (text, first) in cases {
+            assert_eq!(first_visible_line(text).0, first, "{text:?}");
+        }
+        let text = "<!-- id -->\n[//]: # (x)\nline one\nline two";
+        assert_eq!(visible_start(text), "line one\nline two");
+        assert_eq!(first_visible_line(text), ("line one", "line two"));
     }
 
     #[test]

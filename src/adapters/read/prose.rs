@@ -17,10 +17,12 @@ pub(crate) struct Prose {
     pub explanation: String,
 }
 
-/// Read one prose comment; `Err` when it has no text for a title.
+/// Read one prose comment, from its first visible line; `Err` when it has no text for a
+/// title.
 pub(crate) fn read(body: &str) -> Result<Prose, String> {
-    let body = markdown::normalize_newlines(body);
-    let mut explanation = without_severity_lines(&body);
+    let normalized = markdown::normalize_newlines(body);
+    let body = markdown::visible_start(&normalized);
+    let mut explanation = without_severity_lines(body);
     let bold = markdown::leading_bold_span(&explanation);
     let title = bold
         .as_deref()
@@ -36,8 +38,8 @@ pub(crate) fn read(body: &str) -> Result<Prose, String> {
     }
     Ok(Prose {
         title,
-        severity: stated_severity(&body),
-        nitpick: is_nitpick(&body),
+        severity: stated_severity(body),
+        nitpick: is_nitpick(body),
         explanation,
     })
 }

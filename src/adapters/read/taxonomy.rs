@@ -406,6 +406,35 @@ pub fn security_severity(level: &str) -> Option<Severity> {
     }
 }
 
+/// Severity icons a bot opens a comment with, as GitHub shortcodes (what the API returns
+/// when the bot wrote them so) or as the emoji: Amazon Q's `:stop_sign:`, Codacy's
+/// `:red_circle:` / `:yellow_circle:` / `:white_circle:` risk circles. Never critical: an
+/// icon is a bot's coarse mark, not a rating.
+const SEVERITY_ICONS: &[(&str, &str, Severity)] = &[
+    (":stop_sign:", "🛑", Severity::High),
+    (":red_circle:", "🔴", Severity::High),
+    (":warning:", "⚠", Severity::Medium),
+    (":orange_circle:", "🟠", Severity::Medium),
+    (":yellow_circle:", "🟡", Severity::Medium),
+    (":large_blue_circle:", "🔵", Severity::Low),
+    (":blue_circle:", "🔵", Severity::Low),
+    (":white_circle:", "⚪", Severity::Low),
+    (":information_source:", "ℹ", Severity::Low),
+    (":bulb:", "💡", Severity::Low),
+];
+
+/// The severity icon that opens `text` (whitespace before it, an emoji variation selector
+/// after it skipped) and the text after it; `None` when `text` opens with none.
+pub fn leading_severity_icon(text: &str) -> Option<(Severity, &str)> {
+    let text = text.trim_start();
+    SEVERITY_ICONS.iter().find_map(|(code, emoji, severity)| {
+        let rest = text
+            .strip_prefix(code)
+            .or_else(|| text.strip_prefix(emoji))?;
+        Some((*severity, rest.trim_start_matches('\u{fe0f}')))
+    })
+}
+
 /// A lint level (`rule.severity` / SARIF `level`): a lint error is not a high-severity
 /// vulnerability, so `error` -> medium, `warning` -> low, `note`/`none` -> info.
 pub fn lint_level_severity(level: &str) -> Option<Severity> {
@@ -451,6 +480,28 @@ pub fn category_from_tags<'a>(tags: impl IntoIterator<Item = &'a str>) -> Option
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn severity_icons_as_shortcodes_or_emoji() {
+        let cases = [
+            (
+                ":stop_sign: **Logic Error**: x",
+                Some((Severity::High, " **Logic Error**: x")),
+            ),
+            ("🛑 x", Some((Severity::High, " x"))),
+            (" ⚠️ x", Some((Severity::Medium, " x"))),
+            (
+                ":yellow_circle: MEDIUM RISK",
+                Some((Severity::Medium, " MEDIUM RISK")),
+            ),
+            ("⚪ LOW RISK", Some((Severity::Low, " LOW RISK"))),
+            ("No icon :stop_sign:", None),
+            ("", None),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(leading_severity_icon(text), expected, "{text}");
+        }
+    }
 
     #[test]
     fn order_native_path_keyword_weak_other() {

@@ -65,6 +65,7 @@ fn outcome_of(
         fail_on_severity: None,
         required_bots: Vec::new(),
         not_reviewed: Vec::new(),
+        unread_bots: Vec::new(),
         identity: Default::default(),
         judge: None,
     }
@@ -210,6 +211,88 @@ fn comment_for_three_bots() {
     assert!(body.contains("**contested**"));
     assert!(body.contains("; absent: copilot, qodo."));
     insta::assert_snapshot!(body);
+}
+
+/// Issue 24: bots whose review comments no source read are named with their counts and the
+/// `bots` entry that reads them; a hostile login stays inert; a long list is bounded; when
+/// the head must shrink only their number is left.
+#[test]
+fn bots_nobody_reads_are_named_with_a_hint() {
+    use crate::model::UnreadBot;
+    let bot = |login: &str, comments, hint: &str| UnreadBot {
+        login: login.into(),
+        comments,
+        hint: hint.into(),
+    };
+    let mut outcome = three_bots();
+    outcome.unread_bots = vec![
+        bot("codefactor-io[bot]", 3, "generic=codefactor-io[bot]"),
+        bot("sourcery-ai[bot]", 1, "sourcery"),
+        bot(
+            "@org/team`<!-- review-bot-ack -->[bot]",
+            1,
+            "generic=@org/team`<!-- review-bot-ack -->[bot]",
+        ),
+    ];
+    let body = render_comment(&outcome, &linked());
+    let line = body
+        .lines()
+        .find(|l| l.starts_with("**Bots not read:**"))
+        .expect(&body);
+    assert!(line.starts_with(
+        "**Bots not read:** `codefactor-io[bot]` (3 review comments; \
+         `bots: generic=codefactor-io[bot]`), `sourcery-ai[bot]` (1 review comment; \
+         `bots: sourcery`), "
+    ));
+    assert!(line.contains("a `bots` input that is set reads only what it lists"));
+    assert_eq!(
+        body.matches("<!-- review-bot-ack").count(),
+        1,
+        "only our marker"
+    );
+    assert!(!body.contains("@org"), "no mention: {line}");
+
+    outcome.unread_bots = (0..12)
+        .map(|i| {
+            bot(
+                &format!("bot-{i}[bot]"),
+                1,
+                &format!("generic=bot-{i}[bot]"),
+            )
+        })
+        .collect();
+    let body = render_comment(&outcome, &linked());
+    assert!(body.contains("`bot-7[bot]`") && !body.contains("`bot-8[bot]`"));
+    assert!(body.contains("4 more in the JSON report"));
+
+    let head = render_head_with(&outcome, &linked(), Notes::Counts, true);
+    assert!(
+        head.contains("**Bots not read:** 12 (the JSON report names them)."),
+        "{head}"
+    );
+}
+
+/// Issue 24: the 1-27 number is each finding's score (severity x confidence x support), not
+/// its rank; the rank is the order findings are listed in (within a level, highest score
+/// first).
+#[test]
+fn each_finding_shows_its_score_and_the_list_is_the_rank() {
+    let outcome = three_bots();
+    let body = render_comment(&outcome, &linked());
+    let scores: Vec<u8> = body
+        .lines()
+        .filter_map(|line| line.split(" · score ").nth(1))
+        .map(|rest| rest.split('/').next().unwrap().parse().unwrap())
+        .collect();
+    let surfaced: Vec<u8> = outcome
+        .findings
+        .iter()
+        .filter(|f| !f.suppressed)
+        .map(|f| f.rank_score)
+        .collect();
+    assert!(!scores.is_empty());
+    assert_eq!(scores, surfaced[..scores.len()], "{body}");
+    assert!(!body.contains(" · rank "), "{body}");
 }
 
 #[test]
