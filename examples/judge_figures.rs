@@ -51,7 +51,7 @@ fn main() -> anyhow::Result<()> {
         }
         Some("measure") => {
             let mut answers: BTreeMap<String, Answer> = BTreeMap::new();
-            for path in &args[1..] {
+            for path in args[1..].iter().filter(|a| !a.starts_with("--")) {
                 let text = std::fs::read_to_string(path)?;
                 for a in answer::read_recorded(&text).map_err(|e| anyhow::anyhow!("{path}: {e}"))? {
                     answers.insert(a.id.clone(), a);
@@ -60,6 +60,15 @@ fn main() -> anyhow::Result<()> {
             println!("{} recorded verdicts", answers.len());
             let figures = learn::cross_validate_judged(&prs, &answers, &JudgeGrid::default());
             println!("{}", figures.table());
+            if args.iter().any(|a| a == "--per-pr") {
+                for (name, (fitted, judged)) in &figures.per_pr {
+                    println!(
+                        "{name}\n  fitted: {}\n  judged: {}",
+                        fitted.summary(),
+                        judged.summary()
+                    );
+                }
+            }
             Ok(())
         }
         _ => {

@@ -670,7 +670,7 @@ pub struct JudgeGrid {
 impl Default for JudgeGrid {
     fn default() -> Self {
         JudgeGrid {
-            floors: vec![0.02, 0.05, 0.1, 0.2, 0.3],
+            floors: vec![0.01, 0.02, 0.05, 0.1, 0.2],
             keeps: vec![0.8, 0.9, 0.95],
             max_pairs: crate::judge::DEFAULT_MAX_PAIRS,
         }
@@ -758,6 +758,8 @@ pub struct JudgedFigures {
     /// Pairs asked and answered (every-member views).
     pub asked: usize,
     pub answered: usize,
+    /// Per PR, every member: by kind without and with the judge.
+    pub per_pr: BTreeMap<String, (ByKind, ByKind)>,
 }
 
 impl JudgedFigures {
@@ -893,6 +895,13 @@ pub fn cross_validate_judged(
             figures.judged_all.add(&pr.all, &scored.judged[best][1]);
             figures.asked += scored.asked[best].0;
             figures.answered += scored.asked[best].1;
+            figures.per_pr.insert(
+                pr.name.clone(),
+                (
+                    pr.all.score_by_kind(&scored.fitted[1]),
+                    pr.all.score_by_kind(&scored.judged[best][1]),
+                ),
+            );
         }
     }
     figures

@@ -18,8 +18,12 @@ pub enum Reach {
     /// One file, fitted as unlikely, but both name the same distinctive code.
     SharedCode,
     /// Two files (or one PR-wide): the fitted model never compares them; both name the
-    /// same distinctive code.
+    /// same distinctive code, or one bot raised them in two rounds on two paths with one
+    /// file name (the file moved).
     OtherFile,
+    /// One bot, one round, two places (the seed's distinct loci): never linked unless a
+    /// reader finds that the text ties them.
+    DistinctLoci,
 }
 
 /// The probabilities between which the fitted model is not trusted alone.
@@ -47,7 +51,9 @@ impl Band {
     /// Whether a pair with fitted probability `p` (and shared code or not, in one file or
     /// two) lies in this band.
     pub fn holds(&self, p: f64, shares_code: bool, reach: Reach) -> bool {
-        p < self.keep && (p >= self.floor || shares_code || reach == Reach::OtherFile)
+        // The fitted model never links distinct loci, whatever their probability.
+        (p < self.keep || reach == Reach::DistinctLoci)
+            && (p >= self.floor || shares_code || reach == Reach::OtherFile)
     }
 }
 
@@ -65,18 +71,20 @@ pub fn uncertain_pairs(
     let sharers = distinctive_sharers(findings, &prepared);
     let mut out = Vec::new();
     let mut judged: FastSet<(u32, u32)> = FastSet::default();
-    prepared.each_pair(findings, |a, b, features, _gap| {
+    prepared.each_pair(findings, |a, b, features, gap| {
         judged.insert((a, b));
         let p = model.probability(features);
         let shares_code = sharers.contains(&(a, b));
-        if !band.holds(p, shares_code, Reach::Band) {
-            return;
-        }
-        let reach = if p >= band.floor {
+        let reach = if prepared.distinct_loci(findings, a, b, gap) {
+            Reach::DistinctLoci
+        } else if p >= band.floor {
             Reach::Band
         } else {
             Reach::SharedCode
         };
+        if !band.holds(p, shares_code, reach) {
+            return;
+        }
         out.push(Uncertain {
             a: a as usize,
             b: b as usize,
@@ -100,7 +108,9 @@ pub fn uncertain_pairs(
     out
 }
 
-/// Pairs `(a, b)`, `a < b`, that name one distinctive code term, across the whole PR.
+/// Pairs `(a, b)`, `a < b`, that name one distinctive code term, across the whole PR, and
+/// pairs of one bot's findings of two rounds on two paths with one file name (a file that
+/// moved between rounds).
 fn distinctive_sharers(findings: &[NormalizedFinding], prepared: &Prepared) -> FastSet<(u32, u32)> {
     let mut holders: FastMap<u32, Vec<u32>> = FastMap::default();
     for index in 0..findings.len() {
@@ -109,6 +119,29 @@ fn distinctive_sharers(findings: &[NormalizedFinding], prepared: &Prepared) -> F
         }
     }
     let mut pairs = FastSet::default();
+    let mut by_name: FastMap<(&str, &str), Vec<u32>> = FastMap::default();
+    for (index, finding) in findings.iter().enumerate() {
+        let file = finding.evidence.file.as_str();
+        let name = file.rsplit('/').next().unwrap_or(file);
+        if !name.is_empty() {
+            by_name
+                .entry((finding.bot.as_str(), name))
+                .or_default()
+                .push(index as u32);
+        }
+    }
+    for list in by_name.values().filter(|l| l.len() > 1) {
+        for (k, &a) in list.iter().enumerate() {
+            for &b in &list[k + 1..] {
+                let (x, y) = (&findings[a as usize], &findings[b as usize]);
+                let moved = x.evidence.file != y.evidence.file
+                    && x.provenance.commit != y.provenance.commit;
+                if moved {
+                    pairs.insert((a.min(b), a.max(b)));
+                }
+            }
+        }
+    }
     for list in holders.values() {
         if list.len() < 2 || list.len() > DISTINCT_HOLDERS {
             continue;

@@ -224,7 +224,8 @@ pub(super) fn assign(
     let mut links = Vec::new();
     let mut refused = Vec::new();
     prepared.each_pair(findings, |a, b, features, gap| {
-        if prepared.distinct_loci(findings, a, b, gap) {
+        if prepared.distinct_loci(findings, a, b, gap) && !judged_same(&verdicts, constraints, a, b)
+        {
             return;
         }
         let odds = model.log_odds(features);
@@ -249,6 +250,19 @@ impl Link {
             judged: None,
         }
     }
+}
+
+/// Whether a reader judged the pair one defect: it may link distinct loci (the reader found
+/// what ties them).
+fn judged_same(
+    verdicts: &FastMap<(u32, u32), u32>,
+    constraints: &Constraints,
+    a: u32,
+    b: u32,
+) -> bool {
+    verdicts
+        .get(&(a, b))
+        .is_some_and(|&k| constraints.judged[k as usize].said.same)
 }
 
 /// Each reader's verdict by its pair `(a, b)`, `a < b`.
@@ -321,7 +335,8 @@ pub(super) fn link(
     let verdicts = verdict_index(constraints);
     let (mut links, mut refused) = (Vec::new(), Vec::new());
     for (pair, &gap) in judged.pairs.iter().zip(&judged.gaps) {
-        if judged.prepared.distinct_loci(findings, pair.a, pair.b, gap) {
+        let apart = judged.prepared.distinct_loci(findings, pair.a, pair.b, gap);
+        if apart && !judged_same(&verdicts, constraints, pair.a, pair.b) {
             continue;
         }
         let p = model.probability(&pair.features);
