@@ -297,6 +297,10 @@ fn render_sources(out: &mut String, outcome: &Outcome, detail: Notes) {
         let _ = writeln!(out, "\n**Notes on sources:** {}.", noted.join("; "));
     }
     render_unread(out, outcome, detail);
+    if let Some(judge) = &outcome.judge {
+        // Our own text, but the model name is the user's input: escaped like any other.
+        let _ = writeln!(out, "\n**Model judge:** {}.", escape_inline(&judge.line()));
+    }
 }
 
 /// Bots named one by one under "Bots not read"; the rest are counted.
@@ -626,6 +630,9 @@ fn render_match_reasons(c: &crate::model::ConsensusFinding) -> Option<String> {
         .match_reasons
         .iter()
         .map(|reason| {
+            if let Some(judge) = &reason.judge {
+                return judged_reason(reason, judge);
+            }
             let mut parts = vec![escape_inline(&reason.lines)];
             if reason.probability.is_some() && !reason.rule.is_empty() {
                 parts.push(escape_inline(&reason.rule));
@@ -648,6 +655,29 @@ fn render_match_reasons(c: &crate::model::ConsensusFinding) -> Option<String> {
         })
         .collect();
     (!links.is_empty()).then(|| links.join("; "))
+}
+
+/// A link the model judge made or refused: `lines 12/14 · judged the same by MODEL: WHY ·
+/// p=0.41` (the fitted probability it overruled), or `kept apart from copilot#12: judged
+/// different by MODEL: WHY · p=0.63`. The model's reason is untrusted text: escaped.
+fn judged_reason(reason: &crate::model::MatchReason, judge: &crate::model::JudgeSaid) -> String {
+    let model = escape_inline(&judge.model);
+    let why = escape_inline(&judge.why);
+    let mut text = if judge.same {
+        format!(
+            "{} · judged the same by {model}: {why}",
+            escape_inline(&reason.lines)
+        )
+    } else {
+        format!(
+            "kept apart from {}: judged different by {model}: {why}",
+            escape_inline(&reason.between[1])
+        )
+    };
+    if let Some(p) = reason.probability {
+        let _ = write!(text, " · p={p:.2}");
+    }
+    text
 }
 
 fn merged_confidence_name(finding: &SynthesizedFinding) -> &'static str {

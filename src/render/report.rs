@@ -45,6 +45,11 @@ pub struct Report<'a> {
     /// they touched and whether they are applied.
     corrections: &'a [Correction],
     identity_notes: &'a [String],
+    /// What the model judge did (omitted when it is off): the model, the uncertain pairs,
+    /// how many were asked, answered, remembered, joined and kept apart, and a note when
+    /// something went wrong.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    judge: Option<&'a crate::judge::JudgeRun>,
 }
 
 #[derive(Debug, Serialize)]
@@ -116,6 +121,7 @@ pub fn render_report(outcome: &Outcome) -> Report<'_> {
         },
         corrections: &identity.corrections,
         identity_notes: &identity.notes,
+        judge: outcome.judge.as_ref(),
     }
 }
 

@@ -18,8 +18,7 @@ pub enum Reach {
     /// One file, fitted as unlikely, but both name the same distinctive code.
     SharedCode,
     /// Two files (or one PR-wide): the fitted model never compares them; both name the
-    /// same distinctive code, or one bot raised them in two rounds on two paths with one
-    /// file name (the file moved).
+    /// same distinctive code.
     OtherFile,
     /// One bot, one round, two places (the seed's distinct loci): never linked unless a
     /// reader finds that the text ties them.
@@ -108,9 +107,7 @@ pub fn uncertain_pairs(
     out
 }
 
-/// Pairs `(a, b)`, `a < b`, that name one distinctive code term, across the whole PR, and
-/// pairs of one bot's findings of two rounds on two paths with one file name (a file that
-/// moved between rounds).
+/// Pairs `(a, b)`, `a < b`, that name one distinctive code term, across the whole PR.
 fn distinctive_sharers(findings: &[NormalizedFinding], prepared: &Prepared) -> FastSet<(u32, u32)> {
     let mut holders: FastMap<u32, Vec<u32>> = FastMap::default();
     for index in 0..findings.len() {
@@ -119,29 +116,6 @@ fn distinctive_sharers(findings: &[NormalizedFinding], prepared: &Prepared) -> F
         }
     }
     let mut pairs = FastSet::default();
-    let mut by_name: FastMap<(&str, &str), Vec<u32>> = FastMap::default();
-    for (index, finding) in findings.iter().enumerate() {
-        let file = finding.evidence.file.as_str();
-        let name = file.rsplit('/').next().unwrap_or(file);
-        if !name.is_empty() {
-            by_name
-                .entry((finding.bot.as_str(), name))
-                .or_default()
-                .push(index as u32);
-        }
-    }
-    for list in by_name.values().filter(|l| l.len() > 1) {
-        for (k, &a) in list.iter().enumerate() {
-            for &b in &list[k + 1..] {
-                let (x, y) = (&findings[a as usize], &findings[b as usize]);
-                let moved = x.evidence.file != y.evidence.file
-                    && x.provenance.commit != y.provenance.commit;
-                if moved {
-                    pairs.insert((a.min(b), a.max(b)));
-                }
-            }
-        }
-    }
     for list in holders.values() {
         if list.len() < 2 || list.len() > DISTINCT_HOLDERS {
             continue;

@@ -64,15 +64,17 @@ pub(super) struct Prepared {
 impl Prepared {
     pub(super) fn of(findings: &[NormalizedFinding]) -> Prepared {
         let mut files = Interner::default();
-        let mut groups: Vec<Vec<u32>> = Vec::new();
-        let file_of: Vec<usize> = findings
+        let paths: Vec<usize> = findings
+            .iter()
+            .map(|f| files.id(&f.evidence.file))
+            .collect();
+        let moved = moves(findings, &paths, &files.names());
+        let mut groups: Vec<Vec<u32>> = vec![Vec::new(); files.names().len()];
+        let file_of: Vec<usize> = paths
             .iter()
             .enumerate()
-            .map(|(index, f)| {
-                let file = files.id(&f.evidence.file);
-                if file == groups.len() {
-                    groups.push(Vec::new());
-                }
+            .map(|(index, &path)| {
+                let file = moved[path];
                 groups[file].push(index as u32);
                 file
             })
@@ -119,6 +121,73 @@ impl Prepared {
             }
         }
     }
+}
+
+/// Each path's file for matching: itself, or the path it moved to. A path moved when a bot
+/// that raised findings on it raised findings on another path of the same file name only
+/// later (after all of its findings on the first, in the API's order), on other commits,
+/// and nobody raised any on the first path after that: a folder renamed between two review
+/// rounds. Matching then compares the two as one file.
+fn moves(findings: &[NormalizedFinding], paths: &[usize], names: &[Box<str>]) -> Vec<usize> {
+    let base = |path: usize| names[path].rsplit('/').next().unwrap_or(&names[path]);
+    let mut by_base: FastMap<&str, Vec<usize>> = FastMap::default();
+    for path in 0..names.len() {
+        if !base(path).is_empty() {
+            by_base.entry(base(path)).or_default().push(path);
+        }
+    }
+    let mut into: Vec<usize> = (0..names.len()).collect();
+    let same_named = by_base.values().filter(|p| p.len() > 1);
+    for group in same_named {
+        // Per path of the group: per bot, the first and last index of its findings there,
+        // and the commits they were written on.
+        let mut spans: FastMap<(usize, &str), (usize, usize)> = FastMap::default();
+        let mut commits: FastMap<usize, FastSet<&str>> = FastMap::default();
+        let mut last_any: FastMap<usize, usize> = FastMap::default();
+        for (index, (finding, &path)) in findings.iter().zip(paths).enumerate() {
+            if !group.contains(&path) {
+                continue;
+            }
+            let span = spans.entry((path, finding.bot.as_str())).or_insert((index, index));
+            span.1 = index;
+            last_any.insert(path, index);
+            if let Some(commit) = finding.provenance.commit.as_deref() {
+                commits.entry(path).or_default().insert(commit);
+            }
+        }
+        for &old in group {
+            for &new in group.iter().filter(|&&new| new != old) {
+                let moved_by_a_bot = spans.iter().any(|(&(path, bot), &(_, last))| {
+                    path == old && spans.get(&(new, bot)).is_some_and(|&(first, _)| last < first)
+                });
+                let (Some(old_commits), Some(new_commits)) = (commits.get(&old), commits.get(&new))
+                else {
+                    continue;
+                };
+                let first_new = spans
+                    .iter()
+                    .filter(|(&(path, _), _)| path == new)
+                    .map(|(_, &(first, _))| first)
+                    .min()
+                    .unwrap_or(usize::MAX);
+                let old_ends_first = last_any.get(&old).is_some_and(|&last| last < first_new);
+                if moved_by_a_bot && old_ends_first && old_commits.is_disjoint(new_commits) {
+                    into[old] = new;
+                }
+            }
+        }
+    }
+    // Follow chains of moves to their last path (a path moves at most once a pass).
+    (0..names.len())
+        .map(|mut path| {
+            let mut steps = 0;
+            while into[path] != path && steps < names.len() {
+                path = into[path];
+                steps += 1;
+            }
+            path
+        })
+        .collect()
 }
 
 /// Every judged pair of a PR with its evidence, for fitting and measuring models.
