@@ -156,7 +156,7 @@ fn flag_help(name: &str) -> String {
         "judge-model" => "the judge's model (default openai/gpt-4.1-mini)",
         "judge-endpoint" => "the judge's chat-completions URL (https; default GitHub Models')",
         "judge-max-pairs" => "pairs asked per run at most (default 40)",
-        "judge-keep" => "fitted links at or above this are not asked (default 0.9)",
+        "judge-keep" => "fitted links at or above this are not asked (default 0.95)",
         _ => "",
     };
     match meaning.split_at_checked(1) {

@@ -671,7 +671,7 @@ impl Default for JudgeGrid {
     fn default() -> Self {
         JudgeGrid {
             floors: vec![0.01, 0.02, 0.05, 0.1, 0.2],
-            keeps: vec![0.8, 0.9, 0.95],
+            keeps: vec![0.9, 0.95],
             max_pairs: crate::judge::DEFAULT_MAX_PAIRS,
         }
     }

@@ -81,7 +81,7 @@ pub(super) fn parse(
                 return Err(error(
                     "judge-keep",
                     format!(
-                        "`{text}` is not a probability; accepted: above 0, at most 1 (default 0.9)"
+                        "`{text}` is not a probability; accepted: above 0, at most 1 (default 0.95)"
                     ),
                 ))
             }

@@ -148,7 +148,9 @@ fn moves(findings: &[NormalizedFinding], paths: &[usize], names: &[Box<str>]) ->
             if !group.contains(&path) {
                 continue;
             }
-            let span = spans.entry((path, finding.bot.as_str())).or_insert((index, index));
+            let span = spans
+                .entry((path, finding.bot.as_str()))
+                .or_insert((index, index));
             span.1 = index;
             last_any.insert(path, index);
             if let Some(commit) = finding.provenance.commit.as_deref() {
@@ -158,7 +160,10 @@ fn moves(findings: &[NormalizedFinding], paths: &[usize], names: &[Box<str>]) ->
         for &old in group {
             for &new in group.iter().filter(|&&new| new != old) {
                 let moved_by_a_bot = spans.iter().any(|(&(path, bot), &(_, last))| {
-                    path == old && spans.get(&(new, bot)).is_some_and(|&(first, _)| last < first)
+                    path == old
+                        && spans
+                            .get(&(new, bot))
+                            .is_some_and(|&(first, _)| last < first)
                 });
                 let (Some(old_commits), Some(new_commits)) = (commits.get(&old), commits.get(&new))
                 else {
