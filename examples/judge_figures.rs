@@ -58,7 +58,9 @@ fn main() -> anyhow::Result<()> {
                 }
             }
             println!("{} recorded verdicts", answers.len());
-            let figures = learn::cross_validate_judged(&prs, &answers, &JudgeGrid::default());
+            let folds = learn::fold_models(&prs, &[true; FEATURE_COUNT]);
+            let figures =
+                learn::cross_validate_judged(&prs, &folds, &answers, &JudgeGrid::default());
             println!("{}", figures.table());
             if args.iter().any(|a| a == "--per-pr") {
                 for (name, (fitted, judged)) in &figures.per_pr {

@@ -575,6 +575,8 @@ pub struct CrossValidation {
     pub pairs: Vec<(f64, bool)>,
     /// Per PR name: (open, all).
     pub per_pr: BTreeMap<String, (Score, Score)>,
+    /// Each repository's held-out model.
+    pub folds: BTreeMap<String, Model>,
 }
 
 impl CrossValidation {
@@ -617,16 +619,15 @@ impl CrossValidation {
 /// Leave-one-repository-out cross-validation: for each repository, fit on every other
 /// one and score its PRs; pooled.
 pub fn cross_validate(prs: &[LabelledPr], used: &[bool; FEATURE_COUNT]) -> CrossValidation {
-    let repositories: BTreeSet<&str> = prs.iter().map(|pr| pr.repository.as_str()).collect();
-    let mut out = CrossValidation::default();
-    for held_out in repositories {
-        let training: Vec<&LabelledPr> =
-            prs.iter().filter(|pr| pr.repository != held_out).collect();
-        let model = fit_on(&training, used);
-        for pr in prs.iter().filter(|pr| pr.repository == held_out) {
+    let mut out = CrossValidation {
+        folds: fold_models(prs, used),
+        ..CrossValidation::default()
+    };
+    for (held_out, model) in &out.folds {
+        for pr in prs.iter().filter(|pr| &pr.repository == held_out) {
             let (open_clusters, all_clusters) = (
-                clusters_with(&pr.open, &model),
-                clusters_with(&pr.all, &model),
+                clusters_with(&pr.open, model),
+                clusters_with(&pr.all, model),
             );
             out.open_kinds.add(&pr.open.score_by_kind(&open_clusters));
             out.all_kinds.add(&pr.all.score_by_kind(&all_clusters));
@@ -809,10 +810,10 @@ impl JudgedFigures {
 /// best F-beta, [`BETA`], of every member's lenient pairs).
 pub fn cross_validate_judged(
     prs: &[LabelledPr],
+    folds: &BTreeMap<String, Model>,
     answers: &BTreeMap<String, crate::judge::Answer>,
     grid: &JudgeGrid,
 ) -> JudgedFigures {
-    let folds = fold_models(prs, &[true; FEATURE_COUNT]);
     let bands: Vec<consensus::Band> = grid
         .floors
         .iter()

@@ -13,7 +13,10 @@ use review_consensus::adapters::{BotSelection, ExtractOptions};
 use review_consensus::consensus::{
     seed_clusters, ConsensusOptions, Matching, Model, FEATURE_COUNT,
 };
-use review_consensus::learn::{self, CrossValidation, LabelledPr, Score};
+use review_consensus::judge::{answer, Answer};
+use review_consensus::learn::{
+    self, ByKind, CrossValidation, JudgeGrid, JudgedFigures, KindCounts, LabelledPr, Score,
+};
 use review_consensus::local::{labelled_sets, load_labelled_sets, load_snapshot_dir};
 use review_consensus::model::{Severity, SuppressionReason};
 use review_consensus::pipeline::{analyze, AnalysisOptions};
@@ -33,49 +36,59 @@ fn corpus() -> Vec<LabelledPr> {
 
 /// The held-out figures this test guards, as measured (README and docs/scoring.md show
 /// them): a change that lowers one fails here; one that raises it should raise these.
+/// Pairwise over every labelled member (the first labelling), and by kind, lenient over
+/// every labelling (inline members).
 const OPEN: Levels = Levels {
-    precision: 0.73,
-    recall: 0.48,
-    cross_bot_recall: 0.72,
-    must_not_merge: 8,
+    precision: 0.80,
+    recall: 0.53,
+    cross_bot: (0.77, 0.67),
+    same_bot: (0.82, 0.40),
+    must_not_merge: 19,
 };
 const ALL: Levels = Levels {
-    precision: 0.80,
-    recall: 0.48,
-    cross_bot_recall: 0.58,
-    must_not_merge: 14,
+    precision: 0.79,
+    recall: 0.52,
+    cross_bot: (0.82, 0.67),
+    same_bot: (0.84, 0.44),
+    must_not_merge: 28,
+};
+/// The same with the judge's recorded answers (tests/fixtures/judge/README.md).
+const JUDGED_OPEN: Levels = Levels {
+    precision: 0.94,
+    recall: 0.75,
+    cross_bot: (0.97, 0.92),
+    same_bot: (0.96, 0.83),
+    must_not_merge: 4,
+};
+const JUDGED_ALL: Levels = Levels {
+    precision: 0.90,
+    recall: 0.70,
+    cross_bot: (0.96, 0.87),
+    same_bot: (0.93, 0.72),
+    must_not_merge: 10,
 };
 
 struct Levels {
     precision: f64,
     recall: f64,
-    cross_bot_recall: f64,
+    /// Precision and recall of two bots' pairs, and of a bot's own repeats.
+    cross_bot: (f64, f64),
+    same_bot: (f64, f64),
     must_not_merge: usize,
 }
 
-fn check(view: &str, score: &Score, levels: &Levels, report: &str) {
+fn check(view: &str, score: &Score, kinds: &ByKind, levels: &Levels, report: &str) {
+    let at_least = |k: &KindCounts, (p, r): (f64, f64)| k.precision() >= p && k.recall() >= r;
     assert!(
         score.precision() >= levels.precision
             && score.recall() >= levels.recall
-            && score.cross_bot_recall() >= levels.cross_bot_recall
+            && at_least(&kinds.cross_bot, levels.cross_bot)
+            && at_least(&kinds.same_bot, levels.same_bot)
             && score.violations.len() <= levels.must_not_merge,
-        "{view}: held-out figures fell below the measured level: {}\n{report}",
-        score.summary()
+        "{view}: held-out figures fell below the measured level: {}; {}\n{report}",
+        score.summary(),
+        kinds.summary()
     );
-}
-
-fn row(name: &str, s: &Score) -> String {
-    format!(
-        "| {name} | {:.2} | {:.2} ({}/{}) | {:.2} ({}/{}) | {} |\n",
-        s.precision(),
-        s.recall(),
-        s.merged_true,
-        s.true_pairs,
-        s.cross_bot_recall(),
-        s.merged_cross_bot,
-        s.cross_bot_pairs,
-        s.violations.len()
-    )
 }
 
 /// `seed` matching on the same PRs (it is not fitted: every PR counts as held out).
@@ -92,49 +105,143 @@ fn seed_scores(prs: &[LabelledPr]) -> (Score, Score) {
     (open, all)
 }
 
-fn report(prs: &[LabelledPr], cv: &CrossValidation) -> String {
+/// The recorded judge's verdicts (tests/fixtures/judge/README.md).
+fn recorded_answers() -> std::collections::BTreeMap<String, Answer> {
+    let path = root().join("tests/fixtures/judge/recorded-pair.jsonl");
+    let text = std::fs::read_to_string(&path).expect("recorded answers");
+    answer::read_recorded(&text)
+        .expect("recorded answers read")
+        .into_iter()
+        .map(|a| (a.id.clone(), a))
+        .collect()
+}
+
+fn kind_cells(k: &KindCounts) -> String {
+    format!(
+        "{:.2} | {:.2} ({}/{})",
+        k.precision(),
+        k.recall(),
+        k.found,
+        k.truth
+    )
+}
+
+fn kind_row(name: &str, s: &Score, kinds: &ByKind) -> String {
+    format!(
+        "| {name} | {} | {} | {:.2} | {:.2} | {} |\n",
+        kind_cells(&kinds.cross_bot),
+        kind_cells(&kinds.same_bot),
+        s.precision(),
+        s.recall(),
+        s.violations.len()
+    )
+}
+
+fn report(prs: &[LabelledPr], cv: &CrossValidation, judged: &JudgedFigures) -> String {
     let repositories: BTreeSet<&str> = prs.iter().map(|pr| pr.repository.as_str()).collect();
     let (seed_open, seed_all) = seed_scores(prs);
     let mut out = format!(
         "{} real PRs from {} repositories ({} sets under `tests/fixtures/real*`), every \
-         comment labelled by hand. `issue` figures are held out: leave-one-repository-out \
-         cross-validation, each repository scored by a model fitted on the others.\n\n\
-         | matching, members counted | precision | recall (true pairs merged) | cross-bot recall | must-not-merge merged |\n\
-         |---|---:|---:|---:|---:|\n",
+         comment labelled by hand, each PR read twice. `issue` figures are held out: \
+         leave-one-repository-out cross-validation, each repository scored by a model fitted \
+         on the others. Two bots' pairs and a bot's own repeats are counted apart, lenient \
+         over both readings (a merge is wrong only if every reading keeps the pair apart, a \
+         miss only if every reading joins it); the last two columns count every pair of the \
+         first reading.\n\n\
+         | matching, members counted | cross-bot precision | cross-bot recall | same-bot precision | same-bot recall | precision (all pairs) | recall (all pairs) | must-not-merge merged |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|\n",
         prs.len(),
         repositories.len(),
         sets().len()
     );
-    out.push_str(&row("`issue`, open members, default inputs", &cv.open));
-    out.push_str(&row(
+    out.push_str(&kind_row(
+        "`issue`, open members, default inputs",
+        &cv.open,
+        &cv.open_kinds,
+    ));
+    out.push_str(&kind_row(
+        "`issue` with the judge's recorded answers, open members",
+        &judged.judged_open.score,
+        &judged.judged_open.kinds,
+    ));
+    out.push_str(&kind_row(
         "`issue`, every member (`--include-outdated --include-resolved`)",
         &cv.all,
+        &cv.all_kinds,
     ));
-    out.push_str(&row("`seed`, open members", &seed_open));
-    out.push_str(&row("`seed`, every member", &seed_all));
+    out.push_str(&kind_row(
+        "`issue` with the judge's recorded answers, every member",
+        &judged.judged_all.score,
+        &judged.judged_all.kinds,
+    ));
+    let seed_kinds = |view: fn(&LabelledPr) -> &learn::View| {
+        let options = ConsensusOptions {
+            matching: Matching::Seed,
+            ..ConsensusOptions::default()
+        };
+        let mut kinds = ByKind::default();
+        for pr in prs {
+            let v = view(pr);
+            kinds.add(&v.score_by_kind(&seed_clusters(&v.findings, &options)));
+        }
+        kinds
+    };
+    out.push_str(&kind_row(
+        "`seed`, open members",
+        &seed_open,
+        &seed_kinds(|pr| &pr.open),
+    ));
+    out.push_str(&kind_row(
+        "`seed`, every member",
+        &seed_all,
+        &seed_kinds(|pr| &pr.all),
+    ));
     let _ = writeln!(
         out,
-        "\nHeld-out pairs of one file: AUC {:.3}, log loss {:.3} ({} pairs). Targets: \
-         precision 0.95, recall 0.85, cross-bot recall 0.90, no must-not-merge pair merged \
-         (not met; docs/scoring.md says where the misses are).",
+        "\nHeld-out pairs of one file: AUC {:.3}, log loss {:.3} ({} pairs). The judge's rows \
+         replay verdicts a capable model wrote reading exactly the prompts the program sends \
+         ({} pairs asked, {} answered); a small production model may do worse. Targets: \
+         cross-bot precision 0.95 and recall 0.90, same-bot 0.90 and 0.75 (offline); with the \
+         recorded judge 0.97 / 0.95 and 0.95 / 0.85; no must-not-merge pair merged. Not all \
+         met: docs/scoring.md and docs/judge.md say where the misses are.",
         cv.auc(),
         cv.log_loss(),
-        cv.pairs.len()
+        cv.pairs.len(),
+        judged.asked,
+        judged.answered
     );
     out
 }
 
-/// The product's promise on real PRs, measured on PRs the model never saw.
+/// The product's promise on real PRs, measured on PRs the model never saw: the fitted model
+/// alone, and with the model judge's recorded answers.
 #[test]
 #[allow(clippy::print_stdout)] // the figures are what this test reports
 fn real_prs_merge_what_bots_raised_together_and_nothing_else() {
     let prs = corpus();
     assert!(prs.len() >= 40, "the corpus holds {} PRs", prs.len());
     let cv = learn::cross_validate(&prs, &[true; FEATURE_COUNT]);
-    let report = report(&prs, &cv);
+    let judged =
+        learn::cross_validate_judged(&prs, &cv.folds, &recorded_answers(), &JudgeGrid::default());
+    let report = report(&prs, &cv, &judged);
     println!("{report}");
-    check("open members", &cv.open, &OPEN, &report);
-    check("every member", &cv.all, &ALL, &report);
+    check("open members", &cv.open, &cv.open_kinds, &OPEN, &report);
+    check("every member", &cv.all, &cv.all_kinds, &ALL, &report);
+    let j = &judged;
+    check(
+        "open, judged",
+        &j.judged_open.score,
+        &j.judged_open.kinds,
+        &JUDGED_OPEN,
+        &report,
+    );
+    check(
+        "every, judged",
+        &j.judged_all.score,
+        &j.judged_all.kinds,
+        &JUDGED_ALL,
+        &report,
+    );
 
     let path = root().join("README.md");
     let readme = std::fs::read_to_string(&path).expect("README.md");
