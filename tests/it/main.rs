@@ -17,6 +17,7 @@ mod fetch;
 mod github_descriptions;
 mod hostile;
 mod identity;
+mod judge;
 mod outputs;
 mod real;
 mod sarif;
