@@ -914,3 +914,124 @@ async fn split_and_same_correct_merges_until_their_comments_are_deleted() {
     assert!(!body.contains("Merges corrected"));
     assert!(!body.contains(r#""corrections""#));
 }
+
+/// A push that only moves lines (every line +12) gives the same clusters and fingerprints,
+/// whichever bots re-reviewed the new head (issue 23, item 5): the SQL-injection alert at the
+/// line of CodeRabbit's and Sourcery's prose about it joins them before and after.
+#[test]
+fn a_push_that_moves_every_line_keeps_clusters_and_fingerprints_whoever_rereviewed() {
+    use review_consensus::adapters::{default_sources, BotSelection};
+    use review_consensus::api::CodeScanning;
+    use review_consensus::identity::{IdentityInput, Prior};
+    use review_consensus::pipeline::{analyze, AnalysisOptions};
+
+    let dir =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/pr-101-three-bots");
+    let snapshot = review_consensus::local::load_snapshot_dir(&dir).unwrap();
+    let bots = BotSelection::Listed(default_sources());
+    let first = analyze(
+        Some(&snapshot),
+        &bots,
+        Vec::new(),
+        &AnalysisOptions::default(),
+    );
+    let groups = |o: &review_consensus::model::Outcome| {
+        let mut v: Vec<(String, Vec<String>)> = o
+            .findings
+            .iter()
+            .map(|f| {
+                let mut ids: Vec<String> = f
+                    .consensus
+                    .members
+                    .iter()
+                    .map(|m| m.finding_id.clone())
+                    .collect();
+                ids.sort();
+                (f.fingerprint().unwrap_or_default().to_owned(), ids)
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    let sql = first
+        .findings
+        .iter()
+        .find(|f| {
+            f.consensus
+                .members
+                .iter()
+                .any(|m| m.finding_id == "alert-41")
+        })
+        .expect("the SQL alert");
+    assert_eq!(
+        sql.consensus.detected_by.len(),
+        3,
+        "three bots on the first run"
+    );
+
+    let new_head = "2222222222aaaaaaaaaabbbbbbbbbbcccccccccc";
+    let logins = [
+        "coderabbitai[bot]",
+        "sourcery-ai[bot]",
+        "github-advanced-security[bot]",
+    ];
+    for mask in 0..(1 << logins.len()) {
+        let moved_by = |login: &str| {
+            logins
+                .iter()
+                .enumerate()
+                .any(|(k, l)| mask & (1 << k) != 0 && *l == login)
+        };
+        let mut pushed = snapshot.clone();
+        pushed.pull.head.sha = new_head.to_owned();
+        for c in &mut pushed.review_comments {
+            for line in [
+                &mut c.line,
+                &mut c.start_line,
+                &mut c.original_line,
+                &mut c.original_start_line,
+            ] {
+                *line = line.map(|n| n + 12);
+            }
+            if c.line.is_some() {
+                c.commit_id = Some(new_head.to_owned());
+            }
+            let login = c.user.as_ref().map(|u| u.login.clone()).unwrap_or_default();
+            if moved_by(&login) {
+                c.original_commit_id = Some(new_head.to_owned());
+            }
+        }
+        for r in &mut pushed.reviews {
+            let login = r.user.as_ref().map(|u| u.login.clone()).unwrap_or_default();
+            if moved_by(&login) {
+                r.commit_id = Some(new_head.to_owned());
+            }
+        }
+        if let CodeScanning::Alerts(alerts) = &mut pushed.code_scanning {
+            for alert in alerts {
+                let location = &mut alert.most_recent_instance.location;
+                location.start_line = location.start_line.map(|n| n + 12);
+                location.end_line = location.end_line.map(|n| n + 12);
+                if moved_by("github-advanced-security[bot]") {
+                    alert.most_recent_instance.commit_sha = Some(new_head.to_owned());
+                }
+            }
+        }
+        let options = AnalysisOptions {
+            identity: IdentityInput {
+                prior: Prior {
+                    state: Some(first.identity.state.clone()),
+                    note: None,
+                },
+                ..IdentityInput::default()
+            },
+            ..AnalysisOptions::default()
+        };
+        let second = analyze(Some(&pushed), &bots, Vec::new(), &options);
+        assert_eq!(
+            groups(&first),
+            groups(&second),
+            "re-reviewed by mask {mask:03b}"
+        );
+    }
+}

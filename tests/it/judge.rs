@@ -704,3 +704,73 @@ fn render_writes_the_questions_and_replays_recorded_answers() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("REVIEW_CONSENSUS_JUDGE_TOKEN"));
 }
+
+/// On the synthetic PRs, whose expected merges the fitted model already gives
+/// (tests/it/adapters.rs), the recorded judge changes nothing: F1 is never worse.
+#[test]
+fn the_recorded_judge_keeps_the_synthetic_prs_exact() {
+    use review_consensus::adapters::BotSelection;
+    use review_consensus::pipeline::{analyze, AnalysisOptions, Given, JudgeOptions};
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join("tests/fixtures/judge/recorded-synthetic.jsonl"))
+        .unwrap();
+    let answers = review_consensus::judge::answer::read_recorded(&text).unwrap();
+    let groups = |o: &review_consensus::model::Outcome| {
+        let mut v: Vec<Vec<String>> = o
+            .findings
+            .iter()
+            .map(|f| {
+                let mut ids: Vec<String> = f
+                    .consensus
+                    .members
+                    .iter()
+                    .map(|m| m.finding_id.clone())
+                    .collect();
+                ids.sort();
+                ids
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    let mut answered = 0;
+    for name in [
+        "pr-101-three-bots",
+        "pr-102-gemini-copilot",
+        "pr-103-edge-cases",
+    ] {
+        let snapshot =
+            review_consensus::local::load_snapshot_dir(&root.join("tests/fixtures").join(name))
+                .unwrap();
+        let offline = analyze(
+            Some(&snapshot),
+            &BotSelection::default(),
+            Vec::new(),
+            &AnalysisOptions::default(),
+        );
+        let options = AnalysisOptions {
+            judge: JudgeOptions {
+                settings: review_consensus::judge::Settings {
+                    provider: review_consensus::judge::Provider::GitHubModels,
+                    max_pairs: 100,
+                    ..Default::default()
+                },
+                given: Given::replayed(answers.clone()),
+            },
+            ..AnalysisOptions::default()
+        };
+        let judged = analyze(
+            Some(&snapshot),
+            &BotSelection::default(),
+            Vec::new(),
+            &options,
+        );
+        answered += judged.judge.as_ref().unwrap().answered;
+        assert_eq!(groups(&offline), groups(&judged), "{name}");
+    }
+    assert_eq!(
+        answered,
+        answers.len(),
+        "every recorded verdict decided a pair"
+    );
+}
