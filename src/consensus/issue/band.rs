@@ -74,7 +74,7 @@ pub fn uncertain_pairs(
         judged.insert((a, b));
         let p = model.probability(features);
         let shares_code = sharers.contains(&(a, b));
-        let reach = if prepared.distinct_loci(findings, a, b, gap) {
+        let reach = if prepared.distinct_loci(a, b as usize, gap) {
             Reach::DistinctLoci
         } else if p >= band.floor {
             Reach::Band

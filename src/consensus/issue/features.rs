@@ -78,6 +78,8 @@ pub(super) struct Facts {
     pub bot: Vec<u32>,
     commit: Vec<u32>,
     review: Vec<u64>,
+    /// The finding says it is the same as another of its bot's ("same as above").
+    ties: Vec<bool>,
 }
 
 pub(super) const NONE: u32 = u32::MAX;
@@ -98,6 +100,7 @@ impl Facts {
                 .iter()
                 .map(|f| f.provenance.review_id.unwrap_or(u64::MAX))
                 .collect(),
+            ties: findings.iter().map(ties).collect(),
         }
     }
 
@@ -135,26 +138,27 @@ const TIES: &[&str] = &[
 /// The seed's distinct loci: one bot's two findings of one round at lines further apart
 /// than the line window are two places, unless the bot ties them (an "also applies to"
 /// range it names, or a phrase such as "same as above"). Such a pair is never linked.
-pub(super) fn distinct_loci(
-    findings: &[NormalizedFinding],
-    facts: &Facts,
-    a: usize,
-    b: usize,
-    gap: Option<u32>,
-) -> bool {
+pub(super) fn distinct_loci(facts: &Facts, a: usize, b: usize, gap: Option<u32>) -> bool {
     if facts.bot[a] != facts.bot[b] || !facts.same_round(a, b) {
         return false;
     }
     let Some(gap) = gap else {
         return false;
     };
-    gap > SAME_PLACE_LINES && !ties(&findings[a]) && !ties(&findings[b])
+    gap > SAME_PLACE_LINES && !facts.ties[a] && !facts.ties[b]
 }
 
-/// Whether a finding says it is the same as another of its bot's.
+/// Whether a finding says it is the same as another of its bot's (one scan of each text).
 fn ties(finding: &NormalizedFinding) -> bool {
-    let text = format!("{} {}", finding.title, finding.detail).to_lowercase();
-    TIES.iter().any(|phrase| text.contains(phrase))
+    static PHRASES: std::sync::OnceLock<aho_corasick::AhoCorasick> = std::sync::OnceLock::new();
+    let phrases = PHRASES.get_or_init(|| {
+        aho_corasick::AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .kind(Some(aho_corasick::AhoCorasickKind::DFA))
+            .build(TIES)
+            .expect("a small fixed list of phrases")
+    });
+    phrases.is_match(&finding.title) || phrases.is_match(&finding.detail)
 }
 
 /// Lines between the two findings' nearest ranges; `None` without lines on both.
@@ -174,6 +178,18 @@ pub(super) fn features(
     a: usize,
     b: usize,
 ) -> ([f64; FEATURE_COUNT], Option<u32>) {
+    features_with(findings, facts, corpus, a, b, &corpus.similarity(a, b))
+}
+
+/// [`features`] with the pair's channel similarities already measured.
+pub(super) fn features_with(
+    findings: &[NormalizedFinding],
+    facts: &Facts,
+    corpus: &Corpus,
+    a: usize,
+    b: usize,
+    similarity: &[f64; super::text::CHANNELS],
+) -> ([f64; FEATURE_COUNT], Option<u32>) {
     let flag = |on: bool| f64::from(u8::from(on));
     let mut x = [0.0; FEATURE_COUNT];
     let gap = gap(&findings[a], &findings[b]);
@@ -181,7 +197,6 @@ pub(super) fn features(
     let (ca, cb) = (facts.commit[a], facts.commit[b]);
     x[at::OTHER_COMMIT] = flag(ca != NONE && cb != NONE && ca != cb);
 
-    let similarity = corpus.similarity(a, b);
     let (words, title, code) = (
         similarity[Channel::Word as usize],
         similarity[Channel::Title as usize],

@@ -14,8 +14,11 @@ use crate::model::{CategorySource, LineRange, MatchReason, NormalizedFinding};
 /// a finding is judged against its nearest neighbours by line and the findings that share
 /// an identifier with it.
 const ALL_PAIRS_LIMIT: usize = 40;
-/// Neighbours by line a finding is judged against in a larger file.
+/// Neighbours by line a finding is judged against in a larger file: at most this many...
 const NEAR_CANDIDATES: usize = 16;
+/// ...and no further than this many lines away (farther, only what the text ties: a shared
+/// identifier, or the same title).
+const NEAR_LINES: u32 = 40;
 /// Shared terms a reason lists.
 const REASON_TERMS: usize = 5;
 /// Members of each side a join weighs: a flood of alike comments must not make joining
@@ -89,14 +92,8 @@ impl Prepared {
     }
 
     /// The seed's distinct loci ([`features::distinct_loci`]): never linked.
-    pub(super) fn distinct_loci(
-        &self,
-        findings: &[NormalizedFinding],
-        a: u32,
-        b: u32,
-        gap: Option<u32>,
-    ) -> bool {
-        features::distinct_loci(findings, &self.facts, a as usize, b as usize, gap)
+    pub(super) fn distinct_loci(&self, a: u32, b: usize, gap: Option<u32>) -> bool {
+        features::distinct_loci(&self.facts, a as usize, b, gap)
     }
 
     /// The file (an index) a finding belongs to.
@@ -247,11 +244,28 @@ fn candidate_pairs(
         })
         .collect();
     ranges.sort_unstable();
-    for (k, &(_, a)) in ranges.iter().enumerate() {
-        for &(_, b) in ranges[k + 1..].iter().take(NEAR_CANDIDATES) {
+    for (k, &(range, a)) in ranges.iter().enumerate() {
+        let near = ranges[k + 1..]
+            .iter()
+            .take(NEAR_CANDIDATES)
+            .take_while(|(other, _)| other.start <= range.end.saturating_add(NEAR_LINES));
+        for &(_, b) in near {
             if a != b {
                 pairs.push((a.min(b), a.max(b)));
             }
+        }
+    }
+    // The same claim again after a push moved it far: one title, word for word.
+    let mut by_title: FastMap<&str, Vec<u32>> = FastMap::default();
+    for &i in group {
+        by_title
+            .entry(findings[i as usize].title.as_str())
+            .or_default()
+            .push(i);
+    }
+    for holders in by_title.values().filter(|h| h.len() <= NEAR_CANDIDATES) {
+        for (k, &a) in holders.iter().enumerate() {
+            pairs.extend(holders[k + 1..].iter().map(|&b| (a.min(b), a.max(b))));
         }
     }
     let mut by_term: FastMap<u32, Vec<u32>> = FastMap::default();
@@ -298,7 +312,7 @@ pub(super) fn assign(
     let mut links = Vec::new();
     let mut refused = Vec::new();
     prepared.each_pair(findings, |a, b, features, gap| {
-        if prepared.distinct_loci(findings, a, b, gap) && !judged_same(&verdicts, constraints, a, b)
+        if prepared.distinct_loci(a, b as usize, gap) && !judged_same(&verdicts, constraints, a, b)
         {
             return;
         }
@@ -409,7 +423,7 @@ pub(super) fn link(
     let verdicts = verdict_index(constraints);
     let (mut links, mut refused) = (Vec::new(), Vec::new());
     for (pair, &gap) in judged.pairs.iter().zip(&judged.gaps) {
-        let apart = judged.prepared.distinct_loci(findings, pair.a, pair.b, gap);
+        let apart = judged.prepared.distinct_loci(pair.a, pair.b as usize, gap);
         if apart && !judged_same(&verdicts, constraints, pair.a, pair.b) {
             continue;
         }
@@ -634,7 +648,10 @@ fn reason(
 ) -> MatchReason {
     let (a, b) = (link.a as usize, link.b as usize);
     let (x, y) = (&findings[a], &findings[b]);
-    let (features, _) = features::features(findings, &prepared.facts, &prepared.corpus, a, b);
+    let corpus = &prepared.corpus;
+    let similarity = corpus.similarity(a, b);
+    let (features, _) =
+        features::features_with(findings, &prepared.facts, corpus, a, b, &similarity);
     let contributions = model.contributions(&features);
     let mut rule: Vec<&str> = Vec::new();
     if link.gap == Some(0) {
@@ -667,7 +684,6 @@ fn reason(
     if let Some(what) = what {
         rule.push(what);
     }
-    let corpus = &prepared.corpus;
     let shared = corpus
         .shared_terms(a, b)
         .into_iter()
@@ -678,7 +694,7 @@ fn reason(
         between: [member_name(x), member_name(y)],
         lines: describe_lines(x, y, link.gap),
         distance: link.gap,
-        similarity: (corpus.similarity(a, b)[Channel::Word as usize] * 100.0).round() / 100.0,
+        similarity: (similarity[Channel::Word as usize] * 100.0).round() / 100.0,
         shared,
         rule: rule.join(", "),
         probability: Some((link.fitted * 100.0).round() / 100.0),
