@@ -486,13 +486,38 @@ pub fn fit_with(
     l2: f64,
     threshold: f64,
 ) -> Model {
-    let rows: Vec<_> = prs.iter().flat_map(|pr| pr.all.rows()).collect();
-    let mut model = consensus::fit(&rows, l2, used);
+    let mut rows = Vec::new();
+    let mut repository_of = Vec::new();
+    for pr in prs {
+        let own = pr.all.rows();
+        repository_of.extend(std::iter::repeat_n(pr.repository.as_str(), own.len()));
+        rows.extend(own);
+    }
+    let weights = repository_weights(&repository_of);
+    let mut model = consensus::fit_weighted(&rows, &weights, l2, used);
     model.threshold = threshold;
     let repositories: BTreeSet<&str> = prs.iter().map(|pr| pr.repository.as_str()).collect();
     model.fitted_on.repositories = repositories.len();
     model.fitted_on.prs = prs.len();
     model
+}
+
+/// No repository decides more than this share of the fit: a repository holding more of the
+/// labelled pairs has its rows weighed down to it.
+pub const MAX_REPOSITORY_SHARE: f64 = 0.2;
+
+/// Each row's weight: 1, or less for the rows of a repository that holds more than
+/// [`MAX_REPOSITORY_SHARE`] of them (then its rows weigh that share together).
+fn repository_weights(repository_of: &[&str]) -> Vec<f64> {
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    for &r in repository_of {
+        *counts.entry(r).or_default() += 1;
+    }
+    let total = repository_of.len() as f64;
+    repository_of
+        .iter()
+        .map(|r| (MAX_REPOSITORY_SHARE * total / counts[r] as f64).min(1.0))
+        .collect()
 }
 
 /// Fit the match model on every PR given, choosing the penalty and the link threshold by

@@ -18,8 +18,8 @@ use cluster::{FastMap, Rules};
 
 pub(crate) use issue::without_boilerplate;
 pub use issue::{
-    fit, is_where, judged_pairs, sigmoid, uncertain_pairs, Band, Constraints, FittedOn, Judgement,
-    Model, PairEvidence, Reach, Uncertain, Verdict, FEATURES, FEATURE_COUNT,
+    fit, fit_weighted, is_where, judged_pairs, sigmoid, uncertain_pairs, Band, Constraints,
+    FittedOn, Judgement, Model, PairEvidence, Reach, Uncertain, Verdict, FEATURES, FEATURE_COUNT,
 };
 
 /// How findings are judged the same issue (the `matching` input).

@@ -40,16 +40,16 @@ fn corpus() -> Vec<LabelledPr> {
 /// every labelling (inline members).
 const OPEN: Levels = Levels {
     precision: 0.80,
-    recall: 0.53,
+    recall: 0.52,
     cross_bot: (0.77, 0.67),
-    same_bot: (0.82, 0.40),
-    must_not_merge: 19,
+    same_bot: (0.81, 0.39),
+    must_not_merge: 18,
 };
 const ALL: Levels = Levels {
     precision: 0.79,
-    recall: 0.52,
+    recall: 0.51,
     cross_bot: (0.82, 0.67),
-    same_bot: (0.84, 0.44),
+    same_bot: (0.84, 0.43),
     must_not_merge: 28,
 };
 /// The same with the judge's recorded answers (tests/fixtures/judge/README.md).
@@ -57,14 +57,14 @@ const JUDGED_OPEN: Levels = Levels {
     precision: 0.94,
     recall: 0.75,
     cross_bot: (0.97, 0.92),
-    same_bot: (0.96, 0.83),
+    same_bot: (0.96, 0.81),
     must_not_merge: 4,
 };
 const JUDGED_ALL: Levels = Levels {
     precision: 0.90,
-    recall: 0.70,
+    recall: 0.69,
     cross_bot: (0.96, 0.87),
-    same_bot: (0.93, 0.72),
+    same_bot: (0.93, 0.71),
     must_not_merge: 10,
 };
 

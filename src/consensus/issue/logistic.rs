@@ -85,6 +85,17 @@ pub fn sigmoid(z: f64) -> f64 {
 /// on the weights (not the intercept). `used[k] == false` fixes feature `k`'s weight at 0
 /// (a drop-one ablation). Deterministic: no randomness, no early stop that depends on time.
 pub fn fit(rows: &[([f64; FEATURE_COUNT], bool)], l2: f64, used: &[bool; FEATURE_COUNT]) -> Model {
+    fit_weighted(rows, &vec![1.0; rows.len()], l2, used)
+}
+
+/// [`fit`] with a weight per row (a repository that holds many of the pairs can be kept from
+/// deciding the weights alone).
+pub fn fit_weighted(
+    rows: &[([f64; FEATURE_COUNT], bool)],
+    row_weights: &[f64],
+    l2: f64,
+    used: &[bool; FEATURE_COUNT],
+) -> Model {
     // A feature that is zero on every row carries no evidence: its weight stays 0.
     let active: Vec<usize> = (0..FEATURE_COUNT)
         .filter(|&k| used[k] && rows.iter().any(|(x, _)| x[k] != 0.0))
@@ -97,14 +108,14 @@ pub fn fit(rows: &[([f64; FEATURE_COUNT], bool)], l2: f64, used: &[bool; FEATURE
         let mut gradient = vec![0.0; dim];
         let mut hessian = vec![vec![0.0; dim]; dim];
         let mut row_x = vec![0.0; dim];
-        for (x, label) in rows {
+        for ((x, label), &w) in rows.iter().zip(row_weights) {
             for (j, value) in row_x.iter_mut().enumerate() {
                 *value = design(x, j);
             }
             let z: f64 = beta.iter().zip(&row_x).map(|(b, v)| b * v).sum();
             let p = sigmoid(z);
-            let residual = if *label { 1.0 } else { 0.0 } - p;
-            let curvature = (p * (1.0 - p)).max(1e-9);
+            let residual = w * (if *label { 1.0 } else { 0.0 } - p);
+            let curvature = w * (p * (1.0 - p)).max(1e-9);
             for (i, &xi) in row_x.iter().enumerate() {
                 gradient[i] += residual * xi;
                 for (cell, &xj) in hessian[i].iter_mut().zip(&row_x).take(i + 1) {

@@ -21,7 +21,7 @@ mod text;
 
 pub use band::{uncertain_pairs, Band, Reach, Uncertain};
 pub use features::{is_where, FEATURES, FEATURE_COUNT};
-pub use logistic::{fit, sigmoid, FittedOn, Model};
+pub use logistic::{fit, fit_weighted, sigmoid, FittedOn, Model};
 pub(crate) use text::without_boilerplate;
 
 use super::cluster::Assignment;
