@@ -359,6 +359,67 @@ pub struct MatchReason {
     pub judge: Option<JudgeSaid>,
 }
 
+/// What the judge did in a run, for the comment's notes, the footer, the job summary and
+/// the report.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JudgeRun {
+    /// The model asked (or whose verdicts were remembered).
+    pub model: String,
+    /// Pairs inside the band this run.
+    pub candidates: usize,
+    /// Pairs sent to the endpoint this run.
+    pub asked: usize,
+    /// Verdicts the endpoint gave this run.
+    pub answered: usize,
+    /// Verdicts taken from the state block (earlier runs) or a recorded answers file.
+    pub remembered: usize,
+    /// Verdicts that decided a pair: made a link the fitted model would not, or refused one
+    /// it would have made.
+    pub joined: usize,
+    pub kept_apart: usize,
+    /// Parts of answers left out: ids never asked or given twice, malformed verdicts.
+    pub ignored: usize,
+    /// Pairs inside the band that kept the fitted model's decision (over the budget, or
+    /// unanswered).
+    pub unanswered: usize,
+    /// What went wrong, in one line (our own text: a failure, a refusal, a rate limit).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+impl JudgeRun {
+    /// One line for the comment's notes and the job summary.
+    pub fn line(&self) -> String {
+        let mut line = format!(
+            "the judge ({}) decided {} of {} uncertain pair(s): {} joined, {} kept apart",
+            self.model,
+            self.answered + self.remembered,
+            self.candidates,
+            self.joined,
+            self.kept_apart
+        );
+        if self.remembered > 0 {
+            line.push_str(&format!(
+                "; {} remembered from earlier runs",
+                self.remembered
+            ));
+        }
+        if self.unanswered > 0 {
+            line.push_str(&format!(
+                "; {} kept the fitted model's decision",
+                self.unanswered
+            ));
+        }
+        if self.ignored > 0 {
+            line.push_str(&format!("; {} answer part(s) ignored", self.ignored));
+        }
+        if let Some(note) = &self.note {
+            line.push_str(&format!(" ({note})"));
+        }
+        line
+    }
+}
+
 /// A model judge's verdict on one pair of findings, as the report shows it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct JudgeSaid {
@@ -615,7 +676,7 @@ pub struct Outcome {
     pub identity: RunIdentity,
     /// What the model judge did, when it was on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub judge: Option<crate::judge::JudgeRun>,
+    pub judge: Option<JudgeRun>,
 }
 
 impl Outcome {

@@ -287,20 +287,6 @@ impl Prepared {
             .collect()
     }
 
-    /// Every pair of the band, asked or not, as questions (for recording answers).
-    pub fn all_judge_questions(
-        &self,
-        snapshot: Option<&PrSnapshot>,
-        options: &AnalysisOptions,
-        shape: plan::Shape,
-    ) -> Vec<plan::Question> {
-        let bodies = bodies(snapshot);
-        self.candidates(options)
-            .iter()
-            .map(|c| self.question(&bodies, c, shape))
-            .collect()
-    }
-
     fn question(
         &self,
         bodies: &BTreeMap<u64, &str>,

@@ -225,7 +225,7 @@ mod tests {
     }
 
     fn workflow() -> SecretString {
-        SecretString::from("ghs_workflowtoken0123456789".to_owned())
+        SecretString::from("workflow-token-0123456789abcdef".to_owned())
     }
 
     #[test]
@@ -278,7 +278,7 @@ mod tests {
         let (_, token) = parse(&raw("openai", url, None), Some(&workflow()), &[]).unwrap();
         assert_eq!(token.unwrap().unwrap_err().input, "judge-token");
         let err = parse(
-            &raw("openai", url, Some("ghs_workflowtoken0123456789")),
+            &raw("openai", url, Some("workflow-token-0123456789abcdef")),
             Some(&workflow()),
             &[],
         )

@@ -633,7 +633,8 @@ pub fn endpoint_name(method: &Method, target: &str) -> String {
     format!("{method} {}", escape::one_line(path, MAX_SERVER_TEXT))
 }
 
-fn error_text(err: &octocrab::Error) -> String {
+/// An octocrab error with its chain of sources, in one line of text.
+pub(crate) fn error_text(err: &octocrab::Error) -> String {
     let mut text = err.to_string();
     let mut source = std::error::Error::source(err);
     while let Some(inner) = source {

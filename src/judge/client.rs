@@ -294,7 +294,7 @@ async fn send(
         let response = client
             ._post(endpoint.url.as_str(), Some(body))
             .await
-            .map_err(|e| error_text(&e))?;
+            .map_err(|e| crate::github::error_text(&e))?;
         let (parts, body) = response.into_parts();
         let bytes = Limited::new(body, MAX_BODY_BYTES)
             .collect()
@@ -407,17 +407,6 @@ fn parse_go_duration(text: &str) -> Option<Duration> {
 
 fn header<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
     headers.get(name).and_then(|v| v.to_str().ok())
-}
-
-fn error_text(err: &octocrab::Error) -> String {
-    let mut text = err.to_string();
-    let mut source = std::error::Error::source(err);
-    while let Some(inner) = source {
-        text.push_str(": ");
-        text.push_str(&inner.to_string());
-        source = inner.source();
-    }
-    text
 }
 
 /// Server or transport text made safe to show: the token redacted, one short line.

@@ -233,7 +233,7 @@ fn input_names_are_unique_kebab_case() {
             "{name}"
         );
     }
-    assert_eq!(INPUT_NAMES.len(), 20);
+    assert_eq!(INPUT_NAMES.len(), 26);
 }
 
 #[test]
