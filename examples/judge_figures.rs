@@ -27,6 +27,7 @@ fn main() -> anyhow::Result<()> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let sets = labelled_sets(&root.join("tests/fixtures"))?;
     let prs = load_labelled_sets(&sets)?;
+    let grid = grid_of(&args);
     match args.first().map(String::as_str) {
         Some("questions") => {
             let out = PathBuf::from(args.get(1).map_or("judge-questions", String::as_str));
@@ -47,11 +48,11 @@ fn main() -> anyhow::Result<()> {
                 }
                 None => BTreeSet::new(),
             };
-            questions(&sets, &prs, &out, shape, &skip)
+            questions(&sets, &prs, &out, shape, &skip, &grid)
         }
         Some("measure") => {
             let mut answers: BTreeMap<String, Answer> = BTreeMap::new();
-            for path in args[1..].iter().filter(|a| !a.starts_with("--")) {
+            for path in args[1..].iter().filter(|a| a.ends_with(".jsonl")) {
                 let text = std::fs::read_to_string(path)?;
                 for a in answer::read_recorded(&text).map_err(|e| anyhow::anyhow!("{path}: {e}"))? {
                     answers.insert(a.id.clone(), a);
@@ -59,8 +60,7 @@ fn main() -> anyhow::Result<()> {
             }
             println!("{} recorded verdicts", answers.len());
             let folds = learn::fold_models(&prs, &[true; FEATURE_COUNT]);
-            let figures =
-                learn::cross_validate_judged(&prs, &folds, &answers, &JudgeGrid::default());
+            let figures = learn::cross_validate_judged(&prs, &folds, &answers, &grid);
             println!("{}", figures.table());
             if args.iter().any(|a| a == "--per-pr") {
                 for (name, (fitted, judged)) in &figures.per_pr {
@@ -69,6 +69,40 @@ fn main() -> anyhow::Result<()> {
                         fitted.summary(),
                         judged.summary()
                     );
+                }
+            }
+            if args.iter().any(|a| a == "--misses") {
+                let mut why: BTreeMap<String, usize> = BTreeMap::new();
+                for pr in &prs {
+                    let band = figures.chosen[&pr.repository];
+                    misses(
+                        pr,
+                        &folds[&pr.repository],
+                        band,
+                        grid.max_pairs,
+                        &answers,
+                        &mut why,
+                    );
+                }
+                println!("misses by cause: {why:?}");
+            }
+            if args.iter().any(|a| a == "--violations") {
+                for (name, [open, all]) in &figures.violations {
+                    if !open.is_empty() || !all.is_empty() {
+                        println!("{name}: open {open:?} every {all:?}");
+                        let pr = prs.iter().find(|pr| &pr.name == name).unwrap();
+                        let band = figures.chosen[&pr.repository];
+                        for pair in all {
+                            explain(
+                                pr,
+                                &folds[&pr.repository],
+                                band,
+                                grid.max_pairs,
+                                &answers,
+                                pair,
+                            );
+                        }
+                    }
                 }
             }
             Ok(())
@@ -80,6 +114,238 @@ fn main() -> anyhow::Result<()> {
     }
 }
 
+/// The grid of judge settings: the default, or `--max-pairs N`, `--keeps A,B`, `--floors A,B`.
+fn grid_of(args: &[String]) -> JudgeGrid {
+    let value = |flag: &str| {
+        let k = args.iter().position(|a| a == flag)?;
+        args.get(k + 1).cloned()
+    };
+    let list = |text: String| -> Vec<f64> {
+        text.split(',')
+            .map(|x| x.parse().expect("a number"))
+            .collect()
+    };
+    let mut grid = JudgeGrid::default();
+    if let Some(n) = value("--max-pairs") {
+        grid.max_pairs = n.parse().expect("--max-pairs N");
+    }
+    if let Some(keeps) = value("--keeps") {
+        grid.keeps = list(keeps);
+    }
+    if let Some(floors) = value("--floors") {
+        grid.floors = list(floors);
+    }
+    grid
+}
+
+/// Why two labelled clusters kept apart met: each pair of their members, every member view,
+/// with its held-out probability and what the judge said of it.
+fn explain(
+    pr: &LabelledPr,
+    model: &Model,
+    band: Band,
+    max_pairs: usize,
+    answers: &BTreeMap<String, Answer>,
+    violation: &str,
+) {
+    let view = &pr.all;
+    let (x, y) = violation.split_once('+').unwrap();
+    let bots: BTreeSet<&str> = view.findings.iter().map(|f| f.bot.as_str()).collect();
+    let candidates = plan::candidates(
+        &view.findings,
+        model,
+        band,
+        &Constraints::default(),
+        bots.len(),
+    );
+    let asked: Vec<_> = candidates.iter().take(max_pairs).collect();
+    let p: BTreeMap<(usize, usize), f64> = view
+        .judgement
+        .pairs()
+        .map(|pair| ((pair.a, pair.b), model.probability(&pair.features)))
+        .collect();
+    let members = |c: &str| -> Vec<usize> {
+        view.members
+            .iter()
+            .filter(|m| m.cluster == c)
+            .filter_map(|m| m.finding)
+            .collect()
+    };
+    let judged: Vec<review_consensus::consensus::Verdict> = asked
+        .iter()
+        .filter_map(|c| {
+            answers
+                .get(&c.id)
+                .map(|a| review_consensus::consensus::Verdict {
+                    a: c.a,
+                    b: c.b,
+                    said: a.said(),
+                })
+        })
+        .collect();
+    let constraints = Constraints {
+        judged,
+        ..Constraints::default()
+    };
+    let clusters = view
+        .judgement
+        .clusters_with(&view.findings, model, &constraints);
+    let labels = view.cluster_of_findings();
+    for &i in members(x).iter().chain(&members(y)) {
+        println!("  member {i} of cluster {}", clusters[i]);
+    }
+    let shown: BTreeSet<usize> = members(x).iter().map(|&i| clusters[i]).collect();
+    for (k, f) in view.findings.iter().enumerate() {
+        if shown.contains(&clusters[k]) {
+            println!(
+                "    [{k}] cl {} label {:?} {}@{}:{:?} c{:?} {:?}",
+                clusters[k],
+                labels[k],
+                f.bot,
+                f.evidence.file,
+                f.evidence.line,
+                f.provenance.comment_id,
+                f.title.chars().take(60).collect::<String>()
+            );
+        }
+    }
+    for &i in &members(x) {
+        for &j in &members(y) {
+            let (a, b) = (i.min(j), i.max(j));
+            let id = plan::pair_id(&view.findings[a], &view.findings[b]);
+            let asked = asked.iter().any(|c| c.id == id);
+            let said = answers.get(&id).map(|a| (a.same, a.why.clone()));
+            let f = |k: usize| {
+                let f = &view.findings[k];
+                format!(
+                    "{}@{}:{:?} {:?}",
+                    f.bot, f.evidence.file, f.evidence.line, f.title
+                )
+            };
+            println!(
+                "  {x}/{y}: p {:.3} asked {asked} said {said:?}\n    {}\n    {}",
+                p.get(&(a, b)).copied().unwrap_or(0.0),
+                f(a),
+                f(b)
+            );
+        }
+    }
+}
+
+/// The true pairs (every labelling joins them) the judged clustering leaves apart, every
+/// member view, each counted under its cause.
+fn misses(
+    pr: &LabelledPr,
+    model: &Model,
+    band: Band,
+    max_pairs: usize,
+    answers: &BTreeMap<String, Answer>,
+    why: &mut BTreeMap<String, usize>,
+) {
+    let view = &pr.all;
+    let bots: BTreeSet<&str> = view.findings.iter().map(|f| f.bot.as_str()).collect();
+    let wide = Band {
+        floor: 0.0,
+        keep: 1.0,
+    };
+    let everything = plan::candidates(
+        &view.findings,
+        model,
+        wide,
+        &Constraints::default(),
+        bots.len(),
+    );
+    let candidates = plan::candidates(
+        &view.findings,
+        model,
+        band,
+        &Constraints::default(),
+        bots.len(),
+    );
+    let asked: Vec<_> = candidates.iter().take(max_pairs).collect();
+    let judged: Vec<review_consensus::consensus::Verdict> = asked
+        .iter()
+        .filter_map(|c| {
+            answers
+                .get(&c.id)
+                .map(|a| review_consensus::consensus::Verdict {
+                    a: c.a,
+                    b: c.b,
+                    said: a.said(),
+                })
+        })
+        .collect();
+    let constraints = Constraints {
+        judged,
+        ..Constraints::default()
+    };
+    let clusters = view
+        .judgement
+        .clusters_with(&view.findings, model, &constraints);
+    let p: BTreeMap<(usize, usize), f64> = view
+        .judgement
+        .pairs()
+        .map(|pair| ((pair.a, pair.b), model.probability(&pair.features)))
+        .collect();
+    for (k, x) in view.readings.iter().enumerate() {
+        for y in &view.readings[k + 1..] {
+            let joined = x.clusters.iter().zip(&y.clusters).all(|(a, b)| a == b);
+            if !joined || clusters[x.finding] == clusters[y.finding] {
+                continue;
+            }
+            let (a, b) = (x.finding.min(y.finding), x.finding.max(y.finding));
+            let kind = if x.bot == y.bot {
+                "same-bot"
+            } else {
+                "cross-bot"
+            };
+            let id = plan::pair_id(&view.findings[a], &view.findings[b]);
+            let pa = p.get(&(a, b)).copied();
+            let cause = if a == b {
+                "one finding".to_owned()
+            } else if let Some(answer) = asked.iter().find(|c| c.id == id).and(answers.get(&id)) {
+                if answer.same {
+                    "judged same, join refused".to_owned()
+                } else {
+                    "judged different".to_owned()
+                }
+            } else if asked.iter().any(|c| c.id == id) {
+                "asked, no recorded answer".to_owned()
+            } else if candidates.iter().any(|c| c.id == id) {
+                "in band, over budget".to_owned()
+            } else if everything.iter().any(|c| c.id == id) {
+                match pa {
+                    Some(p) if p >= band.keep => "kept above keep".to_owned(),
+                    Some(p) if p >= model.threshold => "linked but join refused".to_owned(),
+                    Some(_) => "below floor".to_owned(),
+                    None => "two files, no shared code".to_owned(),
+                }
+            } else {
+                "never a candidate (distinct loci or pruned)".to_owned()
+            };
+            *why.entry(format!("{kind}: {cause}")).or_default() += 1;
+            if std::env::var_os("SHOW_MISSES").is_some() {
+                let f = |k: usize| {
+                    let f = &view.findings[k];
+                    format!(
+                        "{}@{}:{:?} {:?}",
+                        f.bot,
+                        f.evidence.file,
+                        f.evidence.line,
+                        f.title.chars().take(70).collect::<String>()
+                    )
+                };
+                println!(
+                    "{} {kind} {cause} p {pa:?}\n    {}\n    {}",
+                    pr.name,
+                    f(a),
+                    f(b)
+                );
+            }
+        }
+    }
+}
+
 /// Every PR's questions under its repository's held-out model, both views, deduplicated.
 fn questions(
     sets: &[PathBuf],
@@ -87,6 +353,7 @@ fn questions(
     out: &Path,
     shape: plan::Shape,
     skip: &BTreeSet<String>,
+    grid: &JudgeGrid,
 ) -> anyhow::Result<()> {
     std::fs::create_dir_all(out.join("batches"))?;
     let folds = learn::fold_models(prs, &[true; FEATURE_COUNT]);
@@ -125,7 +392,6 @@ fn questions(
                 bodies.get(&id).cloned()
             };
             // The pairs any band of the grid would ask, within its budget.
-            let grid = JudgeGrid::default();
             let widest = Band {
                 floor: grid.floors.iter().copied().fold(1.0, f64::min),
                 keep: grid.keeps.iter().copied().fold(0.0, f64::max),

@@ -786,6 +786,8 @@ pub struct JudgedFigures {
     pub answered: usize,
     /// Per PR, every member: by kind without and with the judge.
     pub per_pr: BTreeMap<String, (ByKind, ByKind)>,
+    /// Per PR: the must-not-merge pairs merged with the judge (open, every member).
+    pub violations: BTreeMap<String, [Vec<String>; 2]>,
 }
 
 impl JudgedFigures {
@@ -921,6 +923,13 @@ pub fn cross_validate_judged(
             figures.judged_all.add(&pr.all, &scored.judged[best][1]);
             figures.asked += scored.asked[best].0;
             figures.answered += scored.asked[best].1;
+            figures.violations.insert(
+                pr.name.clone(),
+                [
+                    pr.open.score(&scored.judged[best][0]).violations,
+                    pr.all.score(&scored.judged[best][1]).violations,
+                ],
+            );
             figures.per_pr.insert(
                 pr.name.clone(),
                 (
