@@ -227,8 +227,11 @@ impl<'a> ThreadIndex<'a> {
 /// quoted text (often the bot's finding) and code are masked; a phrase in a question ("is
 /// this a false positive?") or after a negation ("doesn't work as intended", "not by
 /// design") does not count, nor does a contesting phrase in a reply that opens by agreeing.
+/// The reply opens at its first visible line: a hidden line (an HTML comment, a link
+/// reference definition) before "Good catch" does not hide the agreement.
 pub fn dispute_phrase(body: &str) -> Option<&'static str> {
-    let prose = markdown::mask_quotes_and_code(&markdown::normalize_newlines(body));
+    let body = markdown::normalize_newlines(body);
+    let prose = markdown::mask_quotes_and_code(markdown::visible_start(&body));
     // Every offset below indexes `text` itself.
     let text = prose.to_lowercase().replace(['\u{2019}', '\u{2018}'], "'");
     let asserted = |at: usize, end: usize| !in_question(&text, end) && !negated(&text, at);
@@ -369,6 +372,24 @@ mod tests {
         assert_eq!(dispute_phrase("this was unintended"), None);
         assert_eq!(dispute_phrase("not intended, will fix"), None);
         assert_eq!(dispute_phrase("Good catch, fixing"), None);
+    }
+
+    #[test]
+    fn a_hidden_first_line_does_not_hide_the_agreement() {
+        for hidden in [
+            "[//]: # (reply-helper)",
+            "<!-- reply-helper -->",
+            "\n[x]: #",
+        ] {
+            let reply = format!("{hidden}\nGood catch, this is wrong; fixed in abc123.");
+            assert_eq!(dispute_phrase(&reply), None, "{reply:?}");
+            let contest = format!("{hidden}\nThis is wrong: the range is inclusive.");
+            assert_eq!(
+                dispute_phrase(&contest),
+                Some("this is wrong"),
+                "{contest:?}"
+            );
+        }
     }
 
     #[test]
