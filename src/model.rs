@@ -641,8 +641,9 @@ pub struct UnreadBot {
     pub login: String,
     /// Its top-level inline review comments plus its reviews with a body.
     pub comments: usize,
-    /// The `bots` entry that reads it: `generic=<login>`, or the id of the built-in adapter
-    /// whose default login it is (left out by a `bots` list, or retired).
+    /// The `bots` entry that reads it: the id of the built-in adapter whose default login it
+    /// is (left out by a `bots` list, or retired); `<id>=<login>` when the login names one
+    /// adapter's vendor (`qodo=codiumai-pr-agent-free[bot]`); else `generic=<login>`.
     pub hint: String,
 }
 

@@ -103,17 +103,63 @@ pub fn unread_bots(snapshot: &PrSnapshot, sources: &[SourceConfig]) -> Vec<Unrea
     found
 }
 
-/// The `bots` entry that reads `login`: the built-in adapter whose default login it is, else
-/// `generic=<login>`.
+/// Words of bot logins that name no vendor (`pull`, `agent`, `security`, ...): a login
+/// sharing only these with a built-in adapter's logins is not that adapter's.
+const GENERIC_LOGIN_WORDS: &[&str] = &[
+    "advanced",
+    "agent",
+    "analysis",
+    "apps",
+    "assist",
+    "check",
+    "code",
+    "connector",
+    "delta",
+    "developer",
+    "free",
+    "integration",
+    "merge",
+    "open",
+    "production",
+    "pull",
+    "quality",
+    "request",
+    "review",
+    "reviewer",
+    "security",
+    "source",
+];
+
+/// The `bots` entry that reads `login`: the built-in adapter whose default login it is;
+/// else `<id>=<login>` when the login names one adapter's vendor as its default logins do
+/// (`codiumai-pr-agent-free[bot]`: Qodo's PR-Agent, like `codiumai-pr-agent-pro[bot]`);
+/// else `generic=<login>`.
 fn hint(login: &str) -> String {
     let bare = bare_login(login);
-    crate::adapters::registry()
+    let registry = crate::adapters::registry();
+    if let Some(adapter) = registry
         .iter()
         .find(|a| a.default_logins().iter().any(|l| bare_login(l) == bare))
-        .map_or_else(
-            || format!("generic={}", login.trim()),
-            |a| a.id().to_owned(),
-        )
+    {
+        return adapter.id().to_owned();
+    }
+    let words = |login: &str| -> Vec<String> {
+        bare_login(login)
+            .split(|c: char| !c.is_ascii_alphanumeric())
+            .filter(|w| w.len() >= 4 && !GENERIC_LOGIN_WORDS.contains(w))
+            .map(str::to_owned)
+            .collect()
+    };
+    let own = words(login);
+    let mut family = registry.iter().filter(|a| {
+        a.default_logins()
+            .iter()
+            .any(|l| words(l).iter().any(|w| own.contains(w)))
+    });
+    match (family.next(), family.next()) {
+        (Some(adapter), None) => format!("{}={}", adapter.id(), login.trim()),
+        _ => format!("generic={}", login.trim()),
+    }
 }
 
 #[cfg(test)]
@@ -215,6 +261,33 @@ mod tests {
         let unread = unread_bots(&snapshot, &sources);
         let names: Vec<&str> = unread.iter().map(|b| b.login.as_str()).collect();
         assert_eq!(names, ["lintly[bot]"]);
+    }
+
+    #[test]
+    fn a_login_of_a_known_vendor_is_hinted_to_its_adapter() {
+        // Qodo's free PR-Agent app (real PR g-07), beside the Pro app the adapter knows.
+        assert_eq!(
+            hint("codiumai-pr-agent-free[bot]"),
+            "qodo=codiumai-pr-agent-free[bot]"
+        );
+        assert_eq!(
+            hint("gemini-code-assist-enterprise[bot]"),
+            "gemini=gemini-code-assist-enterprise[bot]"
+        );
+        // A vendor word two adapters share, or only generic words: no guess.
+        assert_eq!(
+            hint("github-security-review[bot]"),
+            "generic=github-security-review[bot]"
+        );
+        assert_eq!(
+            hint("acme-code-review-agent[bot]"),
+            "generic=acme-code-review-agent[bot]"
+        );
+        // Naming two vendors: no guess either.
+        assert_eq!(
+            hint("sourcery-greptile-bridge[bot]"),
+            "generic=sourcery-greptile-bridge[bot]"
+        );
     }
 
     #[test]
