@@ -71,6 +71,29 @@ fn main() -> anyhow::Result<()> {
                     );
                 }
             }
+            if args.iter().any(|a| a == "--unlabelled") {
+                // Answers the labelled rows do not already hold: what they could add to a fit.
+                let (mut labelled, mut extra, mut extra_same) = (0, 0, 0);
+                for pr in &prs {
+                    let view = &pr.all;
+                    let labels = view.cluster_of_findings();
+                    for pair in view.judgement.pairs() {
+                        let id = plan::pair_id(&view.findings[pair.a], &view.findings[pair.b]);
+                        let Some(answer) = answers.get(&id) else {
+                            continue;
+                        };
+                        if labels[pair.a].is_some() && labels[pair.b].is_some() {
+                            labelled += 1;
+                        } else {
+                            extra += 1;
+                            extra_same += usize::from(answer.same);
+                        }
+                    }
+                }
+                println!(
+                    "answered pairs the fit reads: {labelled} labelled, {extra} not ({extra_same} same)"
+                );
+            }
             if args.iter().any(|a| a == "--misses") {
                 let mut why: BTreeMap<String, usize> = BTreeMap::new();
                 for pr in &prs {
