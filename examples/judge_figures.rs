@@ -8,6 +8,12 @@
 //! cargo run --release --example judge_figures -- measure ANSWERS.jsonl [ANSWERS.jsonl ...]
 //! ```
 //!
+//! `measure` also takes `--per-pr` (each PR's figures), `--violations` (each must-not-merge
+//! pair merged with the judge, its clusters and what was asked), `--misses` (the true pairs
+//! left apart, counted by cause: over the budget, judged different, a join refused, ...) and
+//! `--unlabelled` (answered pairs the fit has no label for). Both modes take `--max-pairs N`,
+//! `--keeps A,B` and `--floors A,B` to measure other settings than the default grid.
+//!
 //! A recorded answer is what a model (or a reader) said when shown exactly the request body
 //! the program writes (`batches/*.json`); its `model` field names who answered.
 // An edge program: files are its job.
@@ -161,6 +167,66 @@ fn grid_of(args: &[String]) -> JudgeGrid {
     grid
 }
 
+/// One PR's every-member view as the judge leaves it under `model` and `band`: the
+/// candidates in the band, those asked (within `max_pairs`), the clusters the answers give,
+/// and each judged pair's held-out probability.
+struct JudgedView {
+    candidates: Vec<plan::Candidate>,
+    asked: BTreeSet<String>,
+    clusters: Vec<usize>,
+    p: BTreeMap<(usize, usize), f64>,
+}
+
+impl JudgedView {
+    fn of(
+        view: &learn::View,
+        model: &Model,
+        band: Band,
+        max_pairs: usize,
+        answers: &BTreeMap<String, Answer>,
+    ) -> JudgedView {
+        let bots: BTreeSet<&str> = view.findings.iter().map(|f| f.bot.as_str()).collect();
+        let candidates = plan::candidates(
+            &view.findings,
+            model,
+            band,
+            &Constraints::default(),
+            bots.len(),
+        );
+        let asked: Vec<&plan::Candidate> = candidates.iter().take(max_pairs).collect();
+        let judged = asked
+            .iter()
+            .filter_map(|c| {
+                let answer = answers.get(&c.id)?;
+                Some(review_consensus::consensus::Verdict {
+                    a: c.a,
+                    b: c.b,
+                    said: answer.said(),
+                })
+            })
+            .collect();
+        let constraints = Constraints {
+            judged,
+            ..Constraints::default()
+        };
+        let clusters = view
+            .judgement
+            .clusters_with(&view.findings, model, &constraints);
+        let p = view
+            .judgement
+            .pairs()
+            .map(|pair| ((pair.a, pair.b), model.probability(&pair.features)))
+            .collect();
+        let asked = asked.iter().map(|c| c.id.clone()).collect();
+        JudgedView {
+            candidates,
+            asked,
+            clusters,
+            p,
+        }
+    }
+}
+
 /// Why two labelled clusters kept apart met: each pair of their members, every member view,
 /// with its held-out probability and what the judge said of it.
 fn explain(
@@ -173,20 +239,8 @@ fn explain(
 ) {
     let view = &pr.all;
     let (x, y) = violation.split_once('+').unwrap();
-    let bots: BTreeSet<&str> = view.findings.iter().map(|f| f.bot.as_str()).collect();
-    let candidates = plan::candidates(
-        &view.findings,
-        model,
-        band,
-        &Constraints::default(),
-        bots.len(),
-    );
-    let asked: Vec<_> = candidates.iter().take(max_pairs).collect();
-    let p: BTreeMap<(usize, usize), f64> = view
-        .judgement
-        .pairs()
-        .map(|pair| ((pair.a, pair.b), model.probability(&pair.features)))
-        .collect();
+    let judged = JudgedView::of(view, model, band, max_pairs, answers);
+    let (clusters, p) = (&judged.clusters, &judged.p);
     let members = |c: &str| -> Vec<usize> {
         view.members
             .iter()
@@ -194,25 +248,6 @@ fn explain(
             .filter_map(|m| m.finding)
             .collect()
     };
-    let judged: Vec<review_consensus::consensus::Verdict> = asked
-        .iter()
-        .filter_map(|c| {
-            answers
-                .get(&c.id)
-                .map(|a| review_consensus::consensus::Verdict {
-                    a: c.a,
-                    b: c.b,
-                    said: a.said(),
-                })
-        })
-        .collect();
-    let constraints = Constraints {
-        judged,
-        ..Constraints::default()
-    };
-    let clusters = view
-        .judgement
-        .clusters_with(&view.findings, model, &constraints);
     let labels = view.cluster_of_findings();
     for &i in members(x).iter().chain(&members(y)) {
         println!("  member {i} of cluster {}", clusters[i]);
@@ -236,7 +271,7 @@ fn explain(
         for &j in &members(y) {
             let (a, b) = (i.min(j), i.max(j));
             let id = plan::pair_id(&view.findings[a], &view.findings[b]);
-            let asked = asked.iter().any(|c| c.id == id);
+            let asked = judged.asked.contains(&id);
             let said = answers.get(&id).map(|a| (a.same, a.why.clone()));
             let f = |k: usize| {
                 let f = &view.findings[k];
@@ -266,50 +301,15 @@ fn misses(
     why: &mut BTreeMap<String, usize>,
 ) {
     let view = &pr.all;
-    let bots: BTreeSet<&str> = view.findings.iter().map(|f| f.bot.as_str()).collect();
+    let judged = JudgedView::of(view, model, band, max_pairs, answers);
+    // Every pair the judge could be asked at all (any probability), to tell "never a
+    // candidate" from "outside this band".
     let wide = Band {
         floor: 0.0,
         keep: 1.0,
     };
-    let everything = plan::candidates(
-        &view.findings,
-        model,
-        wide,
-        &Constraints::default(),
-        bots.len(),
-    );
-    let candidates = plan::candidates(
-        &view.findings,
-        model,
-        band,
-        &Constraints::default(),
-        bots.len(),
-    );
-    let asked: Vec<_> = candidates.iter().take(max_pairs).collect();
-    let judged: Vec<review_consensus::consensus::Verdict> = asked
-        .iter()
-        .filter_map(|c| {
-            answers
-                .get(&c.id)
-                .map(|a| review_consensus::consensus::Verdict {
-                    a: c.a,
-                    b: c.b,
-                    said: a.said(),
-                })
-        })
-        .collect();
-    let constraints = Constraints {
-        judged,
-        ..Constraints::default()
-    };
-    let clusters = view
-        .judgement
-        .clusters_with(&view.findings, model, &constraints);
-    let p: BTreeMap<(usize, usize), f64> = view
-        .judgement
-        .pairs()
-        .map(|pair| ((pair.a, pair.b), model.probability(&pair.features)))
-        .collect();
+    let everything = JudgedView::of(view, model, wide, usize::MAX, &BTreeMap::new()).candidates;
+    let (clusters, p, candidates) = (&judged.clusters, &judged.p, &judged.candidates);
     for (k, x) in view.readings.iter().enumerate() {
         for y in &view.readings[k + 1..] {
             let joined = x.clusters.iter().zip(&y.clusters).all(|(a, b)| a == b);
@@ -326,19 +326,19 @@ fn misses(
             let pa = p.get(&(a, b)).copied();
             let cause = if a == b {
                 "one finding".to_owned()
-            } else if let Some(answer) = asked.iter().find(|c| c.id == id).and(answers.get(&id)) {
+            } else if let Some(answer) = answers.get(&id).filter(|_| judged.asked.contains(&id)) {
                 if answer.same {
                     "judged same, join refused".to_owned()
                 } else {
                     "judged different".to_owned()
                 }
-            } else if asked.iter().any(|c| c.id == id) {
+            } else if judged.asked.contains(&id) {
                 "asked, no recorded answer".to_owned()
             } else if candidates.iter().any(|c| c.id == id) {
                 "in band, over budget".to_owned()
             } else if everything.iter().any(|c| c.id == id) {
                 match pa {
-                    Some(p) if p >= band.keep => "kept above keep".to_owned(),
+                    Some(p) if p >= band.keep => "strong link (at or above keep), join refused".to_owned(),
                     Some(p) if p >= model.threshold => "linked but join refused".to_owned(),
                     Some(_) => "below floor".to_owned(),
                     None => "two files, no shared code".to_owned(),
