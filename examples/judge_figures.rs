@@ -338,7 +338,9 @@ fn misses(
                 "in band, over budget".to_owned()
             } else if everything.iter().any(|c| c.id == id) {
                 match pa {
-                    Some(p) if p >= band.keep => "strong link (at or above keep), join refused".to_owned(),
+                    Some(p) if p >= band.keep => {
+                        "strong link (at or above keep), join refused".to_owned()
+                    }
                     Some(p) if p >= model.threshold => "linked but join refused".to_owned(),
                     Some(_) => "below floor".to_owned(),
                     None => "two files, no shared code".to_owned(),
