@@ -23,9 +23,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use review_consensus::adapters::{extract_selected, BotSelection, ExtractOptions};
-use review_consensus::consensus::{Band, Constraints, Model, FEATURE_COUNT};
+use review_consensus::consensus::{Band, Constraints, Model, Reach, Verdict, FEATURE_COUNT};
 use review_consensus::judge::{answer, plan, prompt, Answer};
-use review_consensus::learn::{self, JudgeGrid, LabelledPr};
+use review_consensus::learn::{self, ByKind, JudgeGrid, LabelledPr};
 use review_consensus::local::{labelled_sets, load_labelled_sets, load_snapshot_dir, write_jsonl};
 
 fn main() -> anyhow::Result<()> {
@@ -76,6 +76,21 @@ fn main() -> anyhow::Result<()> {
                         judged.summary()
                     );
                 }
+            }
+            if args.iter().any(|a| a == "--closure") {
+                let out = args
+                    .iter()
+                    .position(|a| a == "--closure-questions")
+                    .map(|k| PathBuf::from(&args[k + 1]));
+                closure(
+                    &sets,
+                    &prs,
+                    &folds,
+                    &figures.chosen,
+                    &grid,
+                    &answers,
+                    out.as_deref(),
+                )?;
             }
             if args.iter().any(|a| a == "--unlabelled") {
                 // Answers the labelled rows do not already hold: what they could add to a fit.
@@ -167,6 +182,183 @@ fn grid_of(args: &[String]) -> JudgeGrid {
     grid
 }
 
+/// A second round, measured: after the first answers, the judge is asked the pairs between
+/// two clusters it called one defect that the join refused (at most `max_pairs` more a
+/// view), and the clusters are made again with both rounds' answers. Prints both rounds'
+/// figures and how many second-round questions have a recorded answer; with `out`, writes
+/// the unanswered ones as request bodies (`out/batches`).
+fn closure(
+    sets: &[PathBuf],
+    prs: &[LabelledPr],
+    folds: &BTreeMap<String, Model>,
+    chosen: &BTreeMap<String, Band>,
+    grid: &JudgeGrid,
+    answers: &BTreeMap<String, Answer>,
+    out: Option<&Path>,
+) -> anyhow::Result<()> {
+    let dirs = pr_dirs(sets)?;
+    let (mut first, mut second) = (
+        [ByKind::default(), ByKind::default()],
+        [ByKind::default(), ByKind::default()],
+    );
+    let (mut violations, mut asked_again, mut answered_again) = ([0, 0, 0, 0], 0, 0);
+    let mut requests = 0;
+    for pr in prs {
+        let model = &folds[&pr.repository];
+        let band = chosen[&pr.repository];
+        let mut unanswered: Vec<plan::Question> = Vec::new();
+        let mut seen = BTreeSet::new();
+        for (k, view) in [&pr.open, &pr.all].into_iter().enumerate() {
+            let judged = JudgedView::of(view, model, band, grid.max_pairs, answers);
+            let clusters = &judged.clusters;
+            let members = |c: usize| -> Vec<usize> {
+                (0..clusters.len()).filter(|&i| clusters[i] == c).collect()
+            };
+            let mut verdicts: Vec<Verdict> = judged
+                .candidates
+                .iter()
+                .filter(|c| judged.asked.contains(&c.id))
+                .filter_map(|c| {
+                    Some(Verdict {
+                        a: c.a,
+                        b: c.b,
+                        said: answers.get(&c.id)?.said(),
+                    })
+                })
+                .collect();
+            let mut extra: Vec<plan::Candidate> = Vec::new();
+            let mut known: BTreeSet<String> = judged.asked.clone();
+            // The second round asks within what the first left of the budget, or (with
+            // `--closure-own-budget`) a budget of its own.
+            let room = if std::env::args().any(|a| a == "--closure-own-budget") {
+                grid.max_pairs
+            } else {
+                grid.max_pairs.saturating_sub(judged.asked.len())
+            };
+            for c in judged
+                .candidates
+                .iter()
+                .filter(|c| judged.asked.contains(&c.id))
+            {
+                let said_same = answers.get(&c.id).is_some_and(|a| a.same);
+                if !said_same || clusters[c.a] == clusters[c.b] {
+                    continue;
+                }
+                for x in members(clusters[c.a]) {
+                    for y in members(clusters[c.b]) {
+                        let (a, b) = (x.min(y), x.max(y));
+                        let id = plan::pair_id(&view.findings[a], &view.findings[b]);
+                        if extra.len() < room && known.insert(id.clone()) {
+                            extra.push(plan::Candidate {
+                                id,
+                                a,
+                                b,
+                                p: judged.p.get(&(a, b)).copied().unwrap_or(0.0),
+                                reach: Reach::Band,
+                                shares_code: false,
+                                cross_bot: view.findings[a].bot != view.findings[b].bot,
+                                consequential: false,
+                            });
+                        }
+                    }
+                }
+            }
+            asked_again += extra.len();
+            for c in &extra {
+                match answers.get(&c.id) {
+                    Some(answer) => {
+                        answered_again += 1;
+                        verdicts.push(Verdict {
+                            a: c.a,
+                            b: c.b,
+                            said: answer.said(),
+                        });
+                    }
+                    None if out.is_some() && seen.insert(c.id.clone()) => {
+                        let snapshot = load_snapshot_dir(&dirs[&pr.name])?;
+                        let body_of = |i: usize| {
+                            let id = view.findings[i].provenance.comment_id?;
+                            snapshot
+                                .review_comments
+                                .iter()
+                                .find(|c| c.id == id)
+                                .map(|c| c.body.clone())
+                        };
+                        unanswered.push(plan::question(
+                            &view.findings,
+                            c,
+                            plan::Shape::Pair,
+                            &body_of,
+                        ));
+                    }
+                    None => {}
+                }
+            }
+            let constraints = Constraints {
+                judged: verdicts,
+                ..Constraints::default()
+            };
+            let again = view
+                .judgement
+                .clusters_with(&view.findings, model, &constraints);
+            let (before, after) = (view.score_by_kind(clusters), view.score_by_kind(&again));
+            if before != after {
+                println!(
+                    "{} ({}): {} -> {}",
+                    pr.name,
+                    ["open", "every member"][k],
+                    before.summary(),
+                    after.summary()
+                );
+            }
+            first[k].add(&before);
+            second[k].add(&after);
+            violations[k] += view.score(clusters).violations.len();
+            violations[2 + k] += view.score(&again).violations.len();
+        }
+        if let Some(out) = out {
+            std::fs::create_dir_all(out.join("batches"))?;
+            for (k, batch) in prompt::batches(&unanswered).iter().enumerate() {
+                let body = prompt::request_body("recorded", batch, true);
+                let path = out
+                    .join("batches")
+                    .join(format!("{}-{:02}.json", pr.name, k + 1));
+                std::fs::write(path, serde_json::to_string_pretty(&body)? + "\n")?;
+                requests += 1;
+            }
+        }
+    }
+    for (k, name) in ["open", "every member"].iter().enumerate() {
+        for (round, kinds, v) in [
+            ("first round", &first[k], violations[k]),
+            ("with a second", &second[k], violations[2 + k]),
+        ] {
+            println!(
+                "{name}, {round}: two bots {} | repeats {} | must-not-merge {v}",
+                kinds.cross_bot.summary(),
+                kinds.same_bot.summary()
+            );
+        }
+    }
+    println!("second-round questions: {asked_again}, {answered_again} with a recorded answer; {requests} requests written");
+    Ok(())
+}
+
+/// Each labelled PR's directory, by name.
+fn pr_dirs(sets: &[PathBuf]) -> anyhow::Result<BTreeMap<String, PathBuf>> {
+    let mut dirs = BTreeMap::new();
+    for set in sets {
+        for entry in std::fs::read_dir(set)? {
+            let path = entry?.path();
+            if path.join("expected.json").is_file() {
+                let name = path.file_name().unwrap().to_string_lossy().into_owned();
+                dirs.insert(name, path);
+            }
+        }
+    }
+    Ok(dirs)
+}
+
 /// One PR's every-member view as the judge leaves it under `model` and `band`: the
 /// candidates in the band, those asked (within `max_pairs`), the clusters the answers give,
 /// and each judged pair's held-out probability.
@@ -198,7 +390,7 @@ impl JudgedView {
             .iter()
             .filter_map(|c| {
                 let answer = answers.get(&c.id)?;
-                Some(review_consensus::consensus::Verdict {
+                Some(Verdict {
                     a: c.a,
                     b: c.b,
                     said: answer.said(),
