@@ -11,7 +11,10 @@
 //! `measure` also takes `--per-pr` (each PR's figures), `--violations` (each must-not-merge
 //! pair merged with the judge, its clusters and what was asked), `--misses` (the true pairs
 //! left apart, counted by cause: over the budget, judged different, a join refused, ...) and
-//! `--unlabelled` (answered pairs the fit has no label for). Both modes take `--max-pairs N`,
+//! `--unlabelled` (answered pairs the fit has no label for), and `--closure` (a second round
+//! measured: the pairs keeping apart two clusters the judge called one defect, within what
+//! the first left of the budget, or `--closure-own-budget`, or with `--closure-reserve N`
+//! kept from the first; `--closure-questions DIR` writes the unanswered ones as requests). Both modes take `--max-pairs N`,
 //! `--keeps A,B` and `--floors A,B` to measure other settings than the default grid.
 //!
 //! A recorded answer is what a model (or a reader) said when shown exactly the request body
@@ -208,8 +211,14 @@ fn closure(
         let band = chosen[&pr.repository];
         let mut unanswered: Vec<plan::Question> = Vec::new();
         let mut seen = BTreeSet::new();
+        // `--closure-reserve N`: the first round asks N fewer, kept for the second.
+        let reserve: usize = std::env::args()
+            .skip_while(|a| a != "--closure-reserve")
+            .nth(1)
+            .map_or(0, |n| n.parse().expect("--closure-reserve N"));
         for (k, view) in [&pr.open, &pr.all].into_iter().enumerate() {
-            let judged = JudgedView::of(view, model, band, grid.max_pairs, answers);
+            let first_round = grid.max_pairs.saturating_sub(reserve);
+            let judged = JudgedView::of(view, model, band, first_round, answers);
             let clusters = &judged.clusters;
             let members = |c: usize| -> Vec<usize> {
                 (0..clusters.len()).filter(|&i| clusters[i] == c).collect()
