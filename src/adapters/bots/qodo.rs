@@ -68,27 +68,42 @@ impl Adapter for Qodo {
             |comment, anchor| {
                 let body = markdown::normalize_newlines(&comment.body);
                 let (first, explanation) = markdown::first_visible_line(&body);
-                let (title, native) = match item_header(first) {
-                    Some((number, title, tags, _)) => {
+                let mut importance = None;
+                let (title, native) = match (item_header(first), agent_suggestion(first)) {
+                    (Some((number, title, tags, _)), _) => {
                         twins.push(((number, title_key(&title)), comment.id));
                         (title, category_of_tags(&tags))
                     }
-                    None => {
+                    (None, Some(suggestion)) => {
+                        importance = suggestion.importance;
+                        let native = match suggestion.label.as_deref().map(label) {
+                            Some(Label::Strong(category)) => NativeCategory::strong(category),
+                            Some(Label::Weak) => NativeCategory::weak(Category::Other),
+                            None => NativeCategory::none(),
+                        };
+                        (suggestion.title, native)
+                    }
+                    (None, None) => {
                         let title = markdown::leading_bold_span(&body)
                             .or_else(|| inline::sentence_title(&body))
                             .ok_or("no title")?;
                         (title, NativeCategory::none())
                     }
                 };
-                Ok(inline::finding(
+                let severity = importance.map_or(Severity::Medium, importance_severity);
+                let mut finding = inline::finding(
                     self.id(),
                     comment,
                     anchor,
-                    Severity::Medium,
+                    severity,
                     &title,
                     native,
                     explanation,
-                ))
+                );
+                if let Some(n) = importance {
+                    finding.confidence = f64::from(n) / 10.0;
+                }
+                Ok(finding)
             },
         );
 
@@ -162,6 +177,50 @@ impl Adapter for Qodo {
         out.set_coverage(&activity);
         out
     }
+}
+
+/// PR-Agent's inline code suggestion, as its `push_inline_code_suggestions` writes it (Qodo
+/// Merge and the free `codiumai-pr-agent-free[bot]` app): `**Suggestion:** {content}
+/// [{label}, importance: {score}]`, then a suggestion block. Older versions leave out the
+/// score, or the whole bracket.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct AgentSuggestion {
+    pub title: String,
+    pub label: Option<String>,
+    pub importance: Option<u8>,
+}
+
+/// The suggestion a first visible line opens, if it is one.
+pub(crate) fn agent_suggestion(line: &str) -> Option<AgentSuggestion> {
+    let rest = line.trim().strip_prefix("**Suggestion:**")?.trim();
+    if rest.starts_with('[') && rest.ends_with(']') && rest.matches('[').count() == 1 {
+        return None; // a label with no claim
+    }
+    let (content, bracket) = match rest.strip_suffix(']').and_then(|r| r.rsplit_once('[')) {
+        // A label follows a space: `list[i]` at the end of the content is not one.
+        Some((content, inside))
+            if content.ends_with(char::is_whitespace) && !content.trim().is_empty() =>
+        {
+            (content.trim(), Some(inside))
+        }
+        _ => (rest, None),
+    };
+    let mut parts = bracket.into_iter().flat_map(|inside| inside.split(','));
+    let label = parts
+        .next()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(str::to_owned);
+    let importance = parts.find_map(|part| {
+        let score = part.trim().strip_prefix("importance:")?.trim();
+        score.parse::<u8>().ok().filter(|n| (1..=10).contains(n))
+    });
+    let title = markdown::inline_plain(content);
+    (!title.is_empty()).then_some(AgentSuggestion {
+        title,
+        label,
+        importance,
+    })
 }
 
 /// Title compared across an item and its inline twin: lowercase words only.
@@ -594,6 +653,63 @@ mod tests {
     use super::*;
     use crate::adapters::{fixture, ExtractOptions};
     use crate::model::{CategorySource, Coverage};
+
+    #[test]
+    fn agent_suggestion_lines_in_each_version() {
+        let full = agent_suggestion(
+            "**Suggestion:** Quote `$COMMITS` so the changelog does not expand it [security, importance: 9]",
+        )
+        .unwrap();
+        assert_eq!(
+            full.title,
+            "Quote `$COMMITS` so the changelog does not expand it"
+        );
+        assert_eq!(full.label.as_deref(), Some("security"));
+        assert_eq!(full.importance, Some(9));
+        let labelled =
+            agent_suggestion("**Suggestion:** Guard the empty list [possible issue]").unwrap();
+        assert_eq!(labelled.label.as_deref(), Some("possible issue"));
+        assert_eq!(labelled.importance, None);
+        let bare = agent_suggestion("**Suggestion:** Check the index of list[i]").unwrap();
+        assert_eq!(bare.title, "Check the index of list[i]");
+        assert_eq!(bare.label, None);
+        // Not a suggestion line, or one with nothing to say.
+        assert_eq!(agent_suggestion("**Bug:** off by one"), None);
+        assert_eq!(agent_suggestion("**Suggestion:** [general]"), None);
+    }
+
+    /// The free PR-Agent app's inline suggestion (real PR g-07, mapped with
+    /// `bots: qodo=codiumai-pr-agent-free[bot]`): its claim is the title, not `Suggestion:`;
+    /// the label and importance give the category, severity and confidence.
+    #[test]
+    fn an_inline_agent_suggestion_is_read_as_its_claim() {
+        let mut snapshot = PrSnapshot::default();
+        snapshot.pull.head.sha = "h".into();
+        snapshot.review_comments.push(crate::api::ReviewComment {
+            id: 2423152538,
+            user: Some(crate::api::User {
+                login: "codiumai-pr-agent-free[bot]".into(),
+                id: 7,
+                kind: "Bot".into(),
+            }),
+            body: "**Suggestion:** Keep the changelog from expanding shell syntax [security, importance: 9]\n```suggestion\n          echo \"${COMMITS}\" >> CHANGELOG_TEMP.md\n```\n\n<!-- manually_applied -->".into(),
+            path: Some(".github/workflows/automated-release.yml".into()),
+            line: Some(87),
+            commit_id: Some("h".into()),
+            ..crate::api::ReviewComment::default()
+        });
+        let out = Qodo.parse(&snapshot, &["codiumai-pr-agent-free[bot]".to_owned()]);
+        assert_eq!(out.findings.len(), 1, "{:?}", out.malformed);
+        let finding = &out.findings[0];
+        assert_eq!(
+            finding.title,
+            "Keep the changelog from expanding shell syntax"
+        );
+        assert_eq!(finding.category, "security");
+        assert_eq!(finding.severity, Severity::High);
+        assert!((finding.confidence - 0.9).abs() < 1e-9);
+        assert_eq!(finding.evidence.line, Some(87));
+    }
 
     /// pr-102 expected.md Q1-Q3: file, lines, severity, confidence, category.
     #[test]
