@@ -125,12 +125,12 @@ impl Adapter for Qodo {
                 });
                 activity.reviewed(commit.as_deref());
                 for row in suggestions(&body, &masked) {
-                    out.findings.push(suggestion_finding(
-                        self.id(),
-                        comment,
-                        &row,
-                        commit.as_deref(),
-                    ));
+                    let finding = suggestion_finding(self.id(), comment, &row, commit.as_deref());
+                    if row.implemented {
+                        // Qodo saw a commit make the change: addressed, like a resolved item.
+                        out.withdrawn.push(finding.finding_id.clone());
+                    }
+                    out.findings.push(finding);
                 }
             } else if is_code_review(&body) {
                 activity.reviewed(None);
@@ -418,6 +418,9 @@ pub(crate) struct Suggestion {
     pub anchor: Option<Anchor>,
     pub importance: Option<u8>,
     pub impact: Option<Severity>,
+    /// Marked implemented (`<summary>✅ <s>Title</s></summary>`): Qodo strikes out and ticks
+    /// a suggestion once a commit makes the change it asked for.
+    pub implemented: bool,
 }
 
 /// Whether an issue comment is an `/improve` suggestions table.
@@ -466,9 +469,10 @@ pub(crate) fn suggestions(raw: &str, masked: &str) -> Vec<Suggestion> {
             category = html::strip_tags(cells[0]);
         }
         let cell = cells[suggestion_at];
-        let title = html::between(cell, "<summary>", "</summary>")
-            .map(html::strip_tags)
-            .unwrap_or_default();
+        let summary = html::between(cell, "<summary>", "</summary>").unwrap_or_default();
+        let title = html::strip_tags(summary);
+        let implemented = title.starts_with('✅');
+        let title = title.trim_start_matches('✅').trim().to_owned();
         if title.is_empty() {
             continue;
         }
@@ -491,6 +495,7 @@ pub(crate) fn suggestions(raw: &str, masked: &str) -> Vec<Suggestion> {
             anchor: anchor(cell),
             importance,
             impact,
+            implemented,
         });
     }
     rows
@@ -852,6 +857,33 @@ mod tests {
             rows[1].anchor.as_ref().map(|a| a.path.as_str()),
             Some("app/b.py")
         );
+    }
+
+    /// A suggestion Qodo ticked and struck out once a commit made the change (real PR g-07's
+    /// "Previous suggestions"): its title without the tick, reported as withdrawn.
+    #[test]
+    fn an_implemented_suggestion_is_withdrawn() {
+        let body = "## PR Code Suggestions ✨\n\n<table><tbody><tr><td rowspan=2>Security</td>\n<td>\n\n<details><summary>✅ <s>Strengthen the secret detection override</s></summary>\n\n___\n\n**Require a phrase, not a single 'y'.**\n\n[scripts/hooks/pre-commit [97-110]](https://x)\n\n</details></td><td align=center>Medium\n\n</td></tr><tr>\n<td>\n\n<details><summary>Handle missing secret versions</summary>\n\n___\n\n**Check for an active version.**\n\n[scripts/rotate.sh [12]](https://x)\n\n</details></td><td align=center>Medium\n\n</td></tr></tbody></table>";
+        let masked = markdown::mask_code(body);
+        let rows = suggestions(body, &masked);
+        assert_eq!(rows[0].title, "Strengthen the secret detection override");
+        assert!(rows[0].implemented);
+        assert!(!rows[1].implemented);
+        let mut snapshot = PrSnapshot::default();
+        snapshot.pull.head.sha = "h".into();
+        snapshot.issue_comments.push(IssueComment {
+            id: 3393000003,
+            user: Some(crate::api::User {
+                login: "qodo-merge-pro[bot]".into(),
+                id: 151058649,
+                kind: "Bot".into(),
+            }),
+            body: Some(body.into()),
+            ..IssueComment::default()
+        });
+        let out = Qodo.parse(&snapshot, &["qodo-merge-pro[bot]".to_owned()]);
+        assert_eq!(out.findings.len(), 2);
+        assert_eq!(out.withdrawn, vec![out.findings[0].finding_id.clone()]);
     }
 
     /// 2026 `Code Review by Qodo`: three items, one with an inline twin (merged, severity
