@@ -940,14 +940,8 @@ fn a_push_that_moves_every_line_keeps_clusters_and_fingerprints_whoever_rereview
             .findings
             .iter()
             .map(|f| {
-                let mut ids: Vec<String> = f
-                    .consensus
-                    .members
-                    .iter()
-                    .map(|m| m.finding_id.clone())
-                    .collect();
-                ids.sort();
-                (f.fingerprint().unwrap_or_default().to_owned(), ids)
+                let fingerprint = f.fingerprint().unwrap_or_default().to_owned();
+                (fingerprint, crate::support::member_ids(f))
             })
             .collect();
         v.sort();

@@ -715,24 +715,6 @@ fn the_recorded_judge_keeps_the_synthetic_prs_exact() {
     let text = std::fs::read_to_string(root.join("tests/fixtures/judge/recorded-synthetic.jsonl"))
         .unwrap();
     let answers = review_consensus::judge::answer::read_recorded(&text).unwrap();
-    let groups = |o: &review_consensus::model::Outcome| {
-        let mut v: Vec<Vec<String>> = o
-            .findings
-            .iter()
-            .map(|f| {
-                let mut ids: Vec<String> = f
-                    .consensus
-                    .members
-                    .iter()
-                    .map(|m| m.finding_id.clone())
-                    .collect();
-                ids.sort();
-                ids
-            })
-            .collect();
-        v.sort();
-        v
-    };
     let mut answered = 0;
     for name in [
         "pr-101-three-bots",
@@ -766,7 +748,11 @@ fn the_recorded_judge_keeps_the_synthetic_prs_exact() {
             &options,
         );
         answered += judged.judge.as_ref().unwrap().answered;
-        assert_eq!(groups(&offline), groups(&judged), "{name}");
+        assert_eq!(
+            crate::support::member_groups(&offline),
+            crate::support::member_groups(&judged),
+            "{name}"
+        );
     }
     assert_eq!(
         answered,

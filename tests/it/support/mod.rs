@@ -14,6 +14,25 @@ pub use fake::{FakeBuilder, FakeGitHub, PrData};
 /// A token that must never show up in any output.
 pub const TOKEN: &str = "fake-test-token-TESTTOKEN0123456789abcdef";
 
+/// The sorted ids of a finding's members: its cluster, compared across runs.
+pub fn member_ids(finding: &review_consensus::model::SynthesizedFinding) -> Vec<String> {
+    let mut ids: Vec<String> = finding
+        .consensus
+        .members
+        .iter()
+        .map(|m| m.finding_id.clone())
+        .collect();
+    ids.sort();
+    ids
+}
+
+/// Every finding of `outcome` as [`member_ids`], sorted.
+pub fn member_groups(outcome: &review_consensus::model::Outcome) -> Vec<Vec<String>> {
+    let mut groups: Vec<Vec<String>> = outcome.findings.iter().map(member_ids).collect();
+    groups.sort();
+    groups
+}
+
 /// An error answer in GitHub's shape: a status and `{"message": ...}`.
 pub fn api_error(status: u16, message: &str) -> wiremock::ResponseTemplate {
     wiremock::ResponseTemplate::new(status).set_body_json(serde_json::json!({ "message": message }))
