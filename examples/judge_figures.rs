@@ -211,6 +211,8 @@ fn closure(
         let band = chosen[&pr.repository];
         let mut unanswered: Vec<plan::Question> = Vec::new();
         let mut seen = BTreeSet::new();
+        // Read only when a question must be written (its comments' bodies).
+        let mut snapshot = None;
         // `--closure-reserve N`: the first round asks N fewer, kept for the second.
         let reserve: usize = std::env::args()
             .skip_while(|a| a != "--closure-reserve")
@@ -284,7 +286,10 @@ fn closure(
                         });
                     }
                     None if out.is_some() && seen.insert(c.id.clone()) => {
-                        let snapshot = load_snapshot_dir(&dirs[&pr.name])?;
+                        if snapshot.is_none() {
+                            snapshot = Some(load_snapshot_dir(&dirs[&pr.name])?);
+                        }
+                        let snapshot = snapshot.as_ref().expect("loaded above");
                         let body_of = |i: usize| {
                             let id = view.findings[i].provenance.comment_id?;
                             snapshot
@@ -326,15 +331,7 @@ fn closure(
             violations[2 + k] += view.score(&again).violations.len();
         }
         if let Some(out) = out {
-            std::fs::create_dir_all(out.join("batches"))?;
-            for (k, batch) in prompt::batches(&unanswered).iter().enumerate() {
-                let body = prompt::request_body("recorded", batch, true);
-                let path = out
-                    .join("batches")
-                    .join(format!("{}-{:02}.json", pr.name, k + 1));
-                std::fs::write(path, serde_json::to_string_pretty(&body)? + "\n")?;
-                requests += 1;
-            }
+            requests += write_batches(out, &pr.name, &unanswered)?;
         }
     }
     for (k, name) in ["open", "every member"].iter().enumerate() {
@@ -351,6 +348,18 @@ fn closure(
     }
     println!("second-round questions: {asked_again}, {answered_again} with a recorded answer; {requests} requests written");
     Ok(())
+}
+
+/// `questions` as request bodies a reader answers, `out/batches/<pr>-NN.json`; how many.
+fn write_batches(out: &Path, pr: &str, questions: &[plan::Question]) -> anyhow::Result<usize> {
+    std::fs::create_dir_all(out.join("batches"))?;
+    let batches = prompt::batches(questions);
+    for (k, batch) in batches.iter().enumerate() {
+        let body = prompt::request_body("recorded", batch, true);
+        let path = out.join("batches").join(format!("{pr}-{:02}.json", k + 1));
+        std::fs::write(path, serde_json::to_string_pretty(&body)? + "\n")?;
+    }
+    Ok(batches.len())
 }
 
 /// Each labelled PR's directory, by name.
@@ -583,16 +592,7 @@ fn questions(
 ) -> anyhow::Result<()> {
     std::fs::create_dir_all(out.join("batches"))?;
     let folds = learn::fold_models(prs, &[true; FEATURE_COUNT]);
-    let mut dirs: BTreeMap<String, PathBuf> = BTreeMap::new();
-    for set in sets {
-        for entry in std::fs::read_dir(set)? {
-            let path = entry?.path();
-            if path.join("expected.json").is_file() {
-                let name = path.file_name().unwrap().to_string_lossy().into_owned();
-                dirs.insert(name, path);
-            }
-        }
-    }
+    let dirs = pr_dirs(sets)?;
     let mut total = 0;
     let mut requests = 0;
     for pr in prs {
@@ -651,14 +651,7 @@ fn questions(
             .filter(|q| !skip.contains(&q.id))
             .cloned()
             .collect();
-        for (k, batch) in prompt::batches(&unanswered).iter().enumerate() {
-            let body = prompt::request_body("recorded", batch, true);
-            let path = out
-                .join("batches")
-                .join(format!("{}-{:02}.json", pr.name, k + 1));
-            std::fs::write(path, serde_json::to_string_pretty(&body)? + "\n")?;
-            requests += 1;
-        }
+        requests += write_batches(out, &pr.name, &unanswered)?;
         println!("{}: {} questions", pr.name, questions.len());
     }
     std::fs::write(out.join("SYSTEM.txt"), prompt::SYSTEM)?;
