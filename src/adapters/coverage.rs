@@ -103,15 +103,7 @@ pub fn last_activity(snapshot: &PrSnapshot, sources: &[SourceConfig]) -> Option<
         let Some(adapter) = find_adapter(&source.adapter) else {
             continue;
         };
-        let logins: Vec<String> = if source.logins.is_empty() {
-            adapter
-                .default_logins()
-                .iter()
-                .map(|l| (*l).to_owned())
-                .collect()
-        } else {
-            source.logins.clone()
-        };
+        let logins = source.logins_for(adapter);
         identities.push(Identity::new(&logins, adapter.user_ids()));
     }
     let by_bot = |user: Option<&User>| identities.iter().any(|i| i.matches(user));

@@ -18,7 +18,8 @@ mod unread;
 pub use coverage::{last_activity, needed_surfaces};
 pub use read::common::{
     also_appears, anchor, category_for, detail_after_title, detail_from, is_own_sticky,
-    line_ranges, provenance, Activity, Anchor, Identity, DETAIL_CHARS, TITLE_CHARS,
+    line_ranges, provenance, review_provenance, Activity, Anchor, Identity, DETAIL_CHARS,
+    TITLE_CHARS,
 };
 pub use read::signals::{Meaning, Needs, Signal};
 pub use read::{markdown, taxonomy};
@@ -44,6 +45,21 @@ pub struct SourceConfig {
     pub adapter: String,
     /// Logins the adapter recognises; empty = the adapter's defaults.
     pub logins: Vec<String>,
+}
+
+impl SourceConfig {
+    /// The logins this source reads with `adapter`: its own, or the adapter's defaults.
+    pub fn logins_for(&self, adapter: &dyn Adapter) -> Vec<String> {
+        if self.logins.is_empty() {
+            adapter
+                .default_logins()
+                .iter()
+                .map(|l| (*l).to_owned())
+                .collect()
+        } else {
+            self.logins.clone()
+        }
+    }
 }
 
 /// What an adapter needs besides the snapshot.
@@ -398,15 +414,7 @@ fn run_sources(
             });
             continue;
         };
-        let logins: Vec<String> = if source.logins.is_empty() {
-            adapter
-                .default_logins()
-                .iter()
-                .map(|l| (*l).to_owned())
-                .collect()
-        } else {
-            source.logins.clone()
-        };
+        let logins = source.logins_for(adapter);
         let runs: Vec<(String, Vec<String>)> = if adapter.source_per_login() && !logins.is_empty() {
             logins
                 .into_iter()

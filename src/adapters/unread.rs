@@ -56,15 +56,7 @@ pub fn unread_bots(snapshot: &PrSnapshot, sources: &[SourceConfig]) -> Vec<Unrea
         .iter()
         .filter_map(|source| {
             let adapter = find_adapter(&source.adapter)?;
-            let logins: Vec<String> = if source.logins.is_empty() {
-                adapter
-                    .default_logins()
-                    .iter()
-                    .map(|l| (*l).to_owned())
-                    .collect()
-            } else {
-                source.logins.clone()
-            };
+            let logins = source.logins_for(adapter);
             Some(Identity::new(&logins, adapter.user_ids()))
         })
         .collect();

@@ -13,9 +13,10 @@
 use crate::adapters::read::inline::{self, Status};
 use crate::adapters::read::taxonomy::{self, NativeCategory};
 use crate::adapters::read::{html, markdown};
+use crate::adapters::review_provenance;
 use crate::adapters::{category_for, detail_from, Adapter, AdapterOutput, Identity};
 use crate::api::{PrSnapshot, Review};
-use crate::model::{NormalizedFinding, Provenance, Severity};
+use crate::model::{NormalizedFinding, Severity};
 
 /// Notices that mean Codacy did not analyse the PR (inferred from its docs' wording).
 const DECLINED: &[&str] = &[
@@ -240,13 +241,7 @@ fn entry_finding(
     .at(path, Some(number));
     finding.detail = detail_from(&claim.text);
     finding.nitpick = claim.nitpick;
-    finding.provenance = Provenance {
-        review_id: Some(review.id),
-        url: review.html_url.clone(),
-        commit: review.commit_id.clone(),
-        category_source: Some(source),
-        ..Provenance::default()
-    };
+    finding.provenance = review_provenance(review, Some(source));
     Ok(finding)
 }
 

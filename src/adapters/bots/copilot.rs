@@ -11,13 +11,14 @@ mod overview;
 
 use crate::adapters::read::taxonomy::{self, NativeCategory};
 use crate::adapters::read::{inline, markdown};
+use crate::adapters::review_provenance;
 use crate::adapters::Anchor;
 use crate::adapters::{
     also_appears, category_for, detail_after_title, provenance, Activity, Adapter, AdapterOutput,
     Identity, Signal,
 };
 use crate::api::{PrSnapshot, Review, ReviewComment};
-use crate::model::{NormalizedFinding, Provenance, Severity};
+use crate::model::{NormalizedFinding, Severity};
 use overview::{Overview, Tracker};
 
 pub struct Copilot;
@@ -276,13 +277,7 @@ fn suppressed_findings(review: &Review, malformed: &mut Vec<String>) -> Vec<Norm
         finding.evidence.end_line = Some(end);
         finding.confidence = LOW_CONFIDENCE;
         finding.detail = detail_after_title(&body, &finding.title);
-        finding.provenance = Provenance {
-            review_id: Some(review.id),
-            url: review.html_url.clone(),
-            commit: review.commit_id.clone(),
-            category_source: Some(source),
-            ..Provenance::default()
-        };
+        finding.provenance = review_provenance(review, Some(source));
         findings.push(finding);
     }
     findings

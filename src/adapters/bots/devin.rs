@@ -17,9 +17,10 @@
 use crate::adapters::read::inline::{self, Status};
 use crate::adapters::read::markdown;
 use crate::adapters::read::taxonomy::NativeCategory;
+use crate::adapters::review_provenance;
 use crate::adapters::{category_for, Activity, Adapter, AdapterOutput, Identity};
 use crate::api::{PrSnapshot, Review, ReviewComment};
-use crate::model::{Category, NormalizedFinding, Provenance, Severity};
+use crate::model::{Category, NormalizedFinding, Severity};
 
 /// Notices that mean Devin did not review (inferred: it is billed in ACUs).
 const DECLINED: &[&str] = &[
@@ -414,13 +415,7 @@ fn entry_finding(
     )
     .at(file, Some(start));
     finding.evidence.end_line = (end != start).then_some(end);
-    finding.provenance = Provenance {
-        review_id: Some(review.id),
-        url: review.html_url.clone(),
-        commit: review.commit_id.clone(),
-        category_source: Some(source),
-        ..Provenance::default()
-    };
+    finding.provenance = review_provenance(review, Some(source));
     finding
 }
 

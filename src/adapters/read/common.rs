@@ -3,7 +3,7 @@
 
 use crate::adapters::read::markdown;
 use crate::adapters::read::taxonomy::{self, NativeCategory};
-use crate::api::{ReviewComment, User, Viewer};
+use crate::api::{Review, ReviewComment, User, Viewer};
 use crate::model::{Category, CategorySource, Coverage, LineRange, Provenance};
 
 /// Longest `detail` kept on a finding (characters).
@@ -155,6 +155,17 @@ pub fn provenance(
         commit: anchor.commit.clone(),
         original_line: comment.original_line,
         category_source: Some(category_source),
+    }
+}
+
+/// Provenance of a finding taken from a review's body: the review, its link and commit.
+pub fn review_provenance(review: &Review, category_source: Option<CategorySource>) -> Provenance {
+    Provenance {
+        review_id: Some(review.id),
+        url: review.html_url.clone(),
+        commit: review.commit_id.clone(),
+        category_source,
+        ..Provenance::default()
     }
 }
 

@@ -5,9 +5,10 @@
 use super::parse::parse_body;
 use super::{build, Section};
 use crate::adapters::read::markdown;
+use crate::adapters::review_provenance;
 use crate::adapters::AdapterOutput;
 use crate::api::Review;
-use crate::model::{NormalizedFinding, Provenance};
+use crate::model::NormalizedFinding;
 
 /// A finding from a review body, and whether it re-states an earlier one (Duplicate).
 pub(super) struct BodyItem {
@@ -77,13 +78,7 @@ pub(super) fn review_items(review: &Review, malformed: &mut Vec<String>) -> Vec<
                 finding.evidence.end_line = Some(end);
             }
             let source = finding.provenance.category_source;
-            finding.provenance = Provenance {
-                review_id: Some(review.id),
-                url: review.html_url.clone(),
-                commit: review.commit_id.clone(),
-                category_source: source,
-                ..Provenance::default()
-            };
+            finding.provenance = review_provenance(review, source);
             items.push(BodyItem {
                 finding,
                 duplicate: section == Section::Duplicate,

@@ -7,13 +7,14 @@
 //! each a `<details>` whose summary is a severity picture and the title, then `` `path:line` ``
 //! and the explanation.
 
+use crate::adapters::review_provenance;
 use std::collections::HashMap;
 
 use crate::adapters::read::taxonomy::{self, NativeCategory};
 use crate::adapters::read::{html, markdown};
 use crate::adapters::{category_for, detail_from};
 use crate::api::Review;
-use crate::model::{NormalizedFinding, Provenance, Severity};
+use crate::model::{NormalizedFinding, Severity};
 
 use super::{entry_location, ID};
 
@@ -214,13 +215,7 @@ fn missed_finding(
     finding.evidence.line = Some(start);
     finding.evidence.end_line = (end != start).then_some(end);
     finding.detail = detail_from(&explanation);
-    finding.provenance = Provenance {
-        review_id: Some(review.id),
-        url: review.html_url.clone(),
-        commit: review.commit_id.clone(),
-        category_source: Some(source),
-        ..Provenance::default()
-    };
+    finding.provenance = review_provenance(review, Some(source));
     Ok(finding)
 }
 
