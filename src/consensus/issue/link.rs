@@ -134,46 +134,36 @@ fn moves(findings: &[NormalizedFinding], paths: &[usize], names: &[Box<str>]) ->
         }
     }
     let mut into: Vec<usize> = (0..names.len()).collect();
-    let same_named = by_base.values().filter(|p| p.len() > 1);
-    for group in same_named {
-        // Per path of the group: per bot, the first and last index of its findings there,
-        // and the commits they were written on.
-        let mut spans: FastMap<(usize, &str), (usize, usize)> = FastMap::default();
-        let mut commits: FastMap<usize, FastSet<&str>> = FastMap::default();
-        let mut last_any: FastMap<usize, usize> = FastMap::default();
-        for (index, (finding, &path)) in findings.iter().zip(paths).enumerate() {
-            if !group.contains(&path) {
-                continue;
-            }
-            let span = spans
-                .entry((path, finding.bot.as_str()))
-                .or_insert((index, index));
-            span.1 = index;
-            last_any.insert(path, index);
-            if let Some(commit) = finding.provenance.commit.as_deref() {
-                commits.entry(path).or_default().insert(commit);
-            }
+    let same_named: Vec<&Vec<usize>> = by_base.values().filter(|p| p.len() > 1).collect();
+    if same_named.is_empty() {
+        return into;
+    }
+    let mut shares_a_name = vec![false; names.len()];
+    for &path in same_named.iter().copied().flatten() {
+        shares_a_name[path] = true;
+    }
+    // One pass: how each such path was used, in the API's order.
+    let mut uses: FastMap<usize, PathUse<'_>> = FastMap::default();
+    for (index, (finding, &path)) in findings.iter().zip(paths).enumerate() {
+        if shares_a_name[path] {
+            uses.entry(path)
+                .or_insert_with(|| PathUse::new(index))
+                .add(index, finding);
         }
+    }
+    for group in same_named {
         for &old in group {
             for &new in group.iter().filter(|&&new| new != old) {
-                let moved_by_a_bot = spans.iter().any(|(&(path, bot), &(_, last))| {
-                    path == old
-                        && spans
-                            .get(&(new, bot))
-                            .is_some_and(|&(first, _)| last < first)
-                });
-                let (Some(old_commits), Some(new_commits)) = (commits.get(&old), commits.get(&new))
-                else {
+                let (Some(o), Some(n)) = (uses.get(&old), uses.get(&new)) else {
                     continue;
                 };
-                let first_new = spans
-                    .iter()
-                    .filter(|(&(path, _), _)| path == new)
-                    .map(|(_, &(first, _))| first)
-                    .min()
-                    .unwrap_or(usize::MAX);
-                let old_ends_first = last_any.get(&old).is_some_and(|&last| last < first_new);
-                if moved_by_a_bot && old_ends_first && old_commits.is_disjoint(new_commits) {
+                let moved_by_a_bot = o.bots.iter().any(|(bot, &(_, last))| {
+                    n.bots.get(bot).is_some_and(|&(first, _)| last < first)
+                });
+                let written_apart = !o.commits.is_empty()
+                    && !n.commits.is_empty()
+                    && o.commits.is_disjoint(&n.commits);
+                if moved_by_a_bot && o.last < n.first && written_apart {
                     into[old] = new;
                 }
             }
@@ -190,6 +180,37 @@ fn moves(findings: &[NormalizedFinding], paths: &[usize], names: &[Box<str>]) ->
             path
         })
         .collect()
+}
+
+/// How one path was used: each bot's first and last finding on it (indices in the API's
+/// order), anyone's first and last, and the commits its findings were written on.
+struct PathUse<'a> {
+    bots: FastMap<&'a str, (usize, usize)>,
+    first: usize,
+    last: usize,
+    commits: FastSet<&'a str>,
+}
+
+impl<'a> PathUse<'a> {
+    fn new(first: usize) -> Self {
+        PathUse {
+            bots: FastMap::default(),
+            first,
+            last: first,
+            commits: FastSet::default(),
+        }
+    }
+
+    fn add(&mut self, index: usize, finding: &'a NormalizedFinding) {
+        self.bots
+            .entry(finding.bot.as_str())
+            .or_insert((index, index))
+            .1 = index;
+        self.last = index;
+        if let Some(commit) = finding.provenance.commit.as_deref() {
+            self.commits.insert(commit);
+        }
+    }
 }
 
 /// Every judged pair of a PR with its evidence, for fitting and measuring models.
@@ -324,8 +345,7 @@ pub(super) fn assign(
     let mut links = Vec::new();
     let mut refused = Vec::new();
     prepared.each_pair(findings, |a, b, features, gap| {
-        if prepared.distinct_loci(a, b as usize, gap) && !judged_same(&verdicts, constraints, a, b)
-        {
+        if two_places(&prepared, &verdicts, constraints, a, b, gap) {
             return;
         }
         let odds = model.log_odds(features);
@@ -352,17 +372,20 @@ impl Link {
     }
 }
 
-/// Whether a reader judged the pair one defect: it may link distinct loci (the reader found
-/// what ties them).
-fn judged_same(
+/// The seed's distinct loci, never linked, unless a reader judged the pair one defect (the
+/// reader found what ties them).
+fn two_places(
+    prepared: &Prepared,
     verdicts: &FastMap<(u32, u32), u32>,
     constraints: &Constraints,
     a: u32,
     b: u32,
+    gap: Option<u32>,
 ) -> bool {
-    verdicts
+    let judged_same = verdicts
         .get(&(a, b))
-        .is_some_and(|&k| constraints.judged[k as usize].said.same)
+        .is_some_and(|&k| constraints.judged[k as usize].said.same);
+    prepared.distinct_loci(a, b as usize, gap) && !judged_same
 }
 
 /// Each reader's verdict by its pair `(a, b)`, `a < b`.
@@ -435,8 +458,14 @@ pub(super) fn link(
     let verdicts = verdict_index(constraints);
     let (mut links, mut refused) = (Vec::new(), Vec::new());
     for (pair, &gap) in judged.pairs.iter().zip(&judged.gaps) {
-        let apart = judged.prepared.distinct_loci(pair.a, pair.b as usize, gap);
-        if apart && !judged_same(&verdicts, constraints, pair.a, pair.b) {
+        if two_places(
+            &judged.prepared,
+            &verdicts,
+            constraints,
+            pair.a,
+            pair.b,
+            gap,
+        ) {
             continue;
         }
         let p = model.probability(&pair.features);
@@ -797,6 +826,46 @@ mod tests {
             .iter()
             .map(|&(a, b)| Link::fitted(a, b, 0.5, None))
             .collect()
+    }
+
+    fn at(bot: &str, path: &str, commit: &str) -> NormalizedFinding {
+        let mut f = NormalizedFinding::new(bot, "", crate::model::Severity::Medium, "bug", "t")
+            .at(path, Some(3));
+        f.provenance.commit = Some(commit.to_owned());
+        f
+    }
+
+    fn moved(findings: &[NormalizedFinding]) -> Vec<usize> {
+        let mut files = Interner::default();
+        let paths: Vec<usize> = findings
+            .iter()
+            .map(|f| files.id(&f.evidence.file))
+            .collect();
+        moves(findings, &paths, &files.names())
+    }
+
+    #[test]
+    fn a_folder_renamed_between_rounds_is_one_file() {
+        // Round 1 on src/old/x.rs, round 2 (another commit) on src/new/x.rs: moved.
+        let renamed = [
+            at("coderabbit", "src/old/x.rs", "c1"),
+            at("coderabbit", "src/old/x.rs", "c1"),
+            at("coderabbit", "src/new/x.rs", "c2"),
+            at("copilot", "src/other.rs", "c2"),
+        ];
+        assert_eq!(moved(&renamed), [1, 1, 2]);
+        // Both paths still in use after each other, or one commit for both: two files.
+        let interleaved = [
+            at("coderabbit", "src/old/x.rs", "c1"),
+            at("coderabbit", "src/new/x.rs", "c2"),
+            at("copilot", "src/old/x.rs", "c3"),
+        ];
+        assert_eq!(moved(&interleaved), [0, 1]);
+        let one_commit = [
+            at("coderabbit", "src/old/x.rs", "c1"),
+            at("coderabbit", "src/new/x.rs", "c1"),
+        ];
+        assert_eq!(moved(&one_commit), [0, 1]);
     }
 
     #[test]
